@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The README's first command: install the Debian packages, build everything, run the main job.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/install-deps.sh
+tools/build.sh build
+tools/main-job.sh build
