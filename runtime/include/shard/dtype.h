@@ -1,0 +1,58 @@
+// Element types of sharded arrays. Shared by the runtime, the generated code and its tests.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace shard {
+
+// bf16 and f16 are storage types: kernels convert them to f32 around the math
+// (oneDNN 2.6 on AVX2 has no bf16/f16 matmul).
+enum class DType : std::uint8_t { f32, bf16, f16, i32, i64, boolean };
+
+using Shape = std::vector<std::int64_t>;
+
+constexpr std::size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::f32: return 4;
+    case DType::bf16: return 2;
+    case DType::f16: return 2;
+    case DType::i32: return 4;
+    case DType::i64: return 8;
+    case DType::boolean: return 1;
+  }
+  return 0;
+}
+
+// JAX's names, as `jax.typeof` prints them: float32, bfloat16, ...
+constexpr std::string_view dtype_name(DType t) {
+  switch (t) {
+    case DType::f32: return "float32";
+    case DType::bf16: return "bfloat16";
+    case DType::f16: return "float16";
+    case DType::i32: return "int32";
+    case DType::i64: return "int64";
+    case DType::boolean: return "bool";
+  }
+  return "?";
+}
+
+// The .shard spelling: f32, bf16, f16, i32, i64, bool.
+constexpr std::string_view dtype_short_name(DType t) {
+  switch (t) {
+    case DType::f32: return "f32";
+    case DType::bf16: return "bf16";
+    case DType::f16: return "f16";
+    case DType::i32: return "i32";
+    case DType::i64: return "i64";
+    case DType::boolean: return "bool";
+  }
+  return "?";
+}
+
+constexpr bool is_floating(DType t) { return t == DType::f32 || t == DType::bf16 || t == DType::f16; }
+constexpr bool is_integer(DType t) { return t == DType::i32 || t == DType::i64; }
+
+}  // namespace shard
