@@ -1,0 +1,84 @@
+// The user-facing error channel: located diagnostics rendered like clang's
+//
+//   file.shard:3:10: error: einsum "bd,df->bf" contracts dimension d, ...
+//     return einsum("bd,df->bf", sq, W);
+//            ^~~~~~~~~~~~~~~~~~~~~~~~~~
+//   file.shard:3:10: note: out=[X, None] all-reduces over Y; ...
+//
+// Stages report every error they find into one Diagnostics and keep going where they can;
+// the driver renders them all at the end. Internal compiler errors use internal_error.h.
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "frontend/source.h"
+
+namespace shardc {
+
+enum class Severity { error, warning, note };
+
+struct DiagnosticNote {
+  SourceRange range;  // may be invalid: the note then prints without a location
+  std::string message;
+};
+
+struct Diagnostic {
+  Severity severity = Severity::error;
+  SourceRange range;  // may be invalid (e.g. a bad -D option): printed as "shardc: error: ..."
+  std::string message;
+  std::vector<DiagnosticNote> notes;
+};
+
+class Diagnostics;
+
+// Returned by Diagnostics::error/warning so that notes can be chained onto the diagnostic.
+class DiagnosticBuilder {
+ public:
+  DiagnosticBuilder(Diagnostics* owner, std::size_t index) : owner_(owner), index_(index) {}
+  DiagnosticBuilder& note(std::string message);
+  DiagnosticBuilder& note(const SourceRange& range, std::string message);
+
+ private:
+  Diagnostics* owner_;  // null once the error limit is reached: notes are then dropped
+  std::size_t index_;
+};
+
+class Diagnostics {
+ public:
+  // After this many errors further ones are counted but not kept (one summary line says so).
+  static constexpr std::size_t kMaxKeptErrors = 200;
+
+  Diagnostics() = default;
+  Diagnostics(const Diagnostics&) = delete;
+  Diagnostics& operator=(const Diagnostics&) = delete;
+
+  SourceManager& sources() { return sources_; }
+  const SourceManager& sources() const { return sources_; }
+
+  DiagnosticBuilder error(const SourceRange& range, std::string message);
+  DiagnosticBuilder warning(const SourceRange& range, std::string message);
+
+  std::size_t error_count() const { return error_count_; }
+  bool has_errors() const { return error_count_ != 0; }
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+
+  // Renders every kept diagnostic, in the order reported, clang style.
+  void render(std::ostream& out) const;
+  std::string render() const;
+  // One diagnostic's first line only ("file:line:col: error: message"), for tests.
+  std::string headline(const Diagnostic& d) const;
+
+ private:
+  friend class DiagnosticBuilder;
+  DiagnosticBuilder add(Severity severity, const SourceRange& range, std::string message);
+
+  SourceManager sources_;
+  std::vector<Diagnostic> diagnostics_;
+  std::size_t error_count_ = 0;
+  std::size_t dropped_ = 0;
+};
+
+}  // namespace shardc

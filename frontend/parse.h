@@ -1,0 +1,28 @@
+// The front end's entry point: .shard text in, AST out. Usable from a fuzzer: no global
+// state, no exceptions escape, never exits; every problem becomes a located diagnostic.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+
+#include "frontend/ast.h"
+#include "frontend/diagnostics.h"
+
+namespace shardc {
+
+struct ParseLimits {
+  std::size_t max_file_bytes = std::size_t{1} << 20;  // 1 MiB
+  unsigned max_nesting_depth = 200;                   // brackets and braces, checked before parsing
+};
+
+// Registers `text` under `filename` in diags.sources() and parses it. Returns the module,
+// or null when the file had lexical, syntax or limit errors (all of them are reported).
+std::unique_ptr<ast::Module> parse(std::string_view text, std::string_view filename, Diagnostics& diags,
+                                   const ParseLimits& limits = {});
+
+// The module name a file gets: its base name without directories and a `.shard` suffix
+// ("<stdin>" becomes "stdin"), made into a valid identifier.
+std::string module_name_for_file(std::string_view filename);
+
+}  // namespace shardc
