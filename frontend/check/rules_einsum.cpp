@@ -1,0 +1,217 @@
+#include "frontend/check/rules_einsum.h"
+
+#include <map>
+
+#include "frontend/check/dtype_rules.h"
+#include "frontend/check/rules_elementwise.h"
+#include "frontend/check/sharding_spec.h"
+
+namespace shardc::check {
+namespace {
+
+bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+}  // namespace
+
+Result<EinsumSpec> parse_einsum(std::string_view text) {
+  EinsumSpec spec;
+  auto arrow = text.find("->");
+  if (arrow == std::string_view::npos)
+    return rule_error(ErrorClass::bad_argument, "einsum spec " + quoted(text) + " has no '->'",
+                      {"write the output explicitly, e.g. \"bd,df->bf\""});
+  std::string cur;
+  auto bad = [&](char c) {
+    return rule_error(ErrorClass::bad_argument,
+                      "einsum spec " + quoted(text) + " has an unexpected character '" + std::string(1, c) + "'",
+                      {"use one letter per dimension, operands separated by ',' and '->' before the output"});
+  };
+  for (char c : text.substr(0, arrow)) {
+    if (c == ' ') continue;
+    if (c == ',') {
+      spec.inputs.push_back(cur);
+      cur.clear();
+    } else if (is_letter(c)) {
+      cur += c;
+    } else {
+      return bad(c);
+    }
+  }
+  spec.inputs.push_back(cur);
+  for (char c : text.substr(arrow + 2)) {
+    if (c == ' ') continue;
+    if (!is_letter(c)) return bad(c);
+    spec.output += c;
+  }
+  if (spec.inputs.size() > 2)
+    return rule_error(ErrorClass::bad_argument, "einsum spec " + quoted(text) + " has more than two operands",
+                      {"chain two-operand einsums instead"});
+  auto no_repeats = [&](const std::string& s, std::string_view where) -> std::optional<RuleError> {
+    for (std::size_t i = 0; i < s.size(); ++i)
+      if (s.find(s[i], i + 1) != std::string::npos)
+        return rule_error(ErrorClass::bad_argument,
+                          "einsum spec " + quoted(text) + " repeats letter '" + std::string(1, s[i]) + "' in " +
+                              std::string(where),
+                          {"traces and diagonals are not supported; each letter names one dimension per operand"});
+    return std::nullopt;
+  };
+  for (const auto& in : spec.inputs)
+    if (auto e = no_repeats(in, "an operand")) return *e;
+  if (auto e = no_repeats(spec.output, "the output")) return *e;
+  for (char c : spec.output) {
+    bool found = false;
+    for (const auto& in : spec.inputs) found = found || in.find(c) != std::string::npos;
+    if (!found)
+      return rule_error(ErrorClass::bad_argument,
+                        "einsum spec " + quoted(text) + ": output letter '" + std::string(1, c) +
+                            "' appears in no operand");
+  }
+  return spec;
+}
+
+Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
+                       const std::optional<std::vector<AxisList>>& out) {
+  auto parsed = parse_einsum(text);
+  if (!parsed) return parsed.error();
+  const EinsumSpec& spec = *parsed;
+  if (spec.inputs.size() != ops.size())
+    return rule_error(ErrorClass::bad_argument, "einsum spec " + quoted(text) + " names " +
+                                                    std::to_string(spec.inputs.size()) + " operands, but " +
+                                                    std::to_string(ops.size()) + " were given");
+  if (auto e = check_same_mesh(ops)) return *e;
+  const Mesh* mesh = nullptr;
+  bool local = false;
+  AxisSet varying = 0;
+  DTypeW dt{ops[0].dtype, ops[0].weak};
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const Type& t = ops[i];
+    if (t.kind != TypeKind::array)
+      return rule_error(ErrorClass::bad_argument, "einsum operand " + std::to_string(i) + " must be an array, got " +
+                                                      to_string(t), {}, static_cast<int>(i));
+    if (static_cast<int>(spec.inputs[i].size()) != t.rank())
+      return rule_error(ErrorClass::shape_mismatch,
+                        "einsum spec " + quoted(text) + " gives operand " + std::to_string(i) + " " +
+                            std::to_string(spec.inputs[i].size()) + " dimensions, but it has rank " +
+                            std::to_string(t.rank()) + ": " + to_string(t),
+                        {}, static_cast<int>(i));
+    if (t.mesh) mesh = t.mesh;
+    local = local || t.local;
+    varying |= t.varying;
+    if (i > 0) dt = promote(dt, {t.dtype, t.weak});
+  }
+  // Sizes per letter must agree.
+  std::map<char, std::int64_t> size;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    for (std::size_t k = 0; k < spec.inputs[i].size(); ++k) {
+      char c = spec.inputs[i][k];
+      std::int64_t s = ops[i].dims[k].size;
+      auto [it, fresh] = size.emplace(c, s);
+      if (!fresh && it->second != s)
+        return rule_error(ErrorClass::shape_mismatch,
+                          "einsum " + quoted(text) + ": dimension " + std::string(1, c) + " has size " +
+                              std::to_string(it->second) + " in operand 0 and " + std::to_string(s) + " in operand " +
+                              std::to_string(i),
+                          {}, static_cast<int>(i));
+    }
+  }
+  auto axes_of = [&](std::size_t op, char c) -> const AxisList* {
+    auto k = spec.inputs[op].find(c);
+    return k == std::string::npos ? nullptr : &ops[op].dims[k].axes;
+  };
+
+  std::vector<Dim> dims;
+  for (char c : spec.output) dims.push_back(Dim{size[c], {}});
+  if (local) {
+    Type r = make_array(dt.dtype, std::move(dims), mesh);
+    r.local = true;
+    r.varying = varying;
+    return r;
+  }
+
+  if (out) {
+    if (out->size() != dims.size())
+      return rule_error(ErrorClass::shape_mismatch, "out= gives " + std::to_string(out->size()) +
+                                                        " dimensions, but einsum " + quoted(text) + " has rank " +
+                                                        std::to_string(dims.size()));
+    for (std::size_t i = 0; i < dims.size(); ++i) dims[i].axes = (*out)[i];
+    Type r = make_array(dt.dtype, std::move(dims), mesh);
+    if (auto e = validate_global(r, "out=")) return *e;
+    return r;
+  }
+
+  // Batch and free dims of the output.
+  for (std::size_t i = 0; i < spec.output.size(); ++i) {
+    char c = spec.output[i];
+    const AxisList* a = axes_of(0, c);
+    const AxisList* b = ops.size() > 1 ? axes_of(1, c) : nullptr;
+    if (a && b && *a != *b)
+      return on_mesh(mesh, rule_error(ErrorClass::batch_mismatch,
+                                      "einsum " + quoted(text) +
+                                          " requires lhs batch dimensions and rhs batch dimensions to have the same "
+                                          "sharding, got " + format_axes(*mesh, *a) + " and " + format_axes(*mesh, *b) +
+                                          " for dimension " + std::string(1, c),
+                                      {"a batch dimension pairs block i of one operand with block i of the other; "
+                                       "reshard one operand so both are split the same way"}));
+    dims[i].axes = a ? *a : *b;
+  }
+  // Contracting dims sharded on both sides: the result's sharding is ambiguous.
+  if (ops.size() == 2) {
+    for (char c : spec.inputs[0]) {
+      if (spec.output.find(c) != std::string::npos) continue;
+      const AxisList* a = axes_of(0, c);
+      const AxisList* b = axes_of(1, c);
+      if (!a || !b || a->empty() || b->empty()) continue;  // one side only: all-gathered, allowed
+      Type partial = make_array(dt.dtype, dims, mesh);
+      std::string where = *a == *b ? "sharded over " + format_axes(*mesh, *a) + " on both operands"
+                                   : "sharded over " + format_axes(*mesh, *a) + " in the lhs and over " +
+                                         format_axes(*mesh, *b) + " in the rhs";
+      std::vector<std::string> notes;
+      std::string choice = "out=" + format_spec(*mesh, dims) + " all-reduces over " + format_axes(*mesh, *a);
+      // A reduce-scatter choice: the contracted axes move to the first free, divisible output dim.
+      AxisSet used = partial.sharded_axes();
+      if ((used & to_set(*a)) == 0) {
+        std::int64_t p = axes_product(*mesh, *a);
+        for (std::size_t i = 0; i < dims.size(); ++i) {
+          if (!dims[i].axes.empty() || dims[i].size % p != 0) continue;
+          auto scattered = dims;
+          scattered[i].axes = *a;
+          choice += "; out=" + format_spec(*mesh, scattered) + " reduce-scatters over " + format_axes(*mesh, *a);
+          break;
+        }
+      }
+      notes.push_back(choice);
+      notes.push_back("JAX: Contracting dimensions are sharded and it is ambiguous how the output should be sharded. "
+                      "Please specify the output sharding via the out_sharding parameter");
+      return on_mesh(mesh, rule_error(ErrorClass::einsum_ambiguous,
+                                      "einsum " + quoted(text) + " contracts dimension " + std::string(1, c) +
+                                          ", which is " + where + "; the result's sharding is ambiguous",
+                                      std::move(notes)));
+    }
+  }
+  Type r = make_array(dt.dtype, std::move(dims), mesh);
+  if (auto e = check_result_axes(r, "einsum", ops)) return *e;
+  return r;
+}
+
+Result<std::string> matmul_spec(const Type& a, const Type& b) {
+  if (a.rank() == 0 || b.rank() == 0)
+    return rule_error(ErrorClass::shape_mismatch,
+                      "@ needs operands of rank 1 or more, got " + to_string(a) + " and " + to_string(b),
+                      {"use * to scale by a scalar"});
+  const std::string batch_letters = "abcdefgh";
+  auto batch = [&](int n) { return batch_letters.substr(0, n); };
+  int ra = a.rank(), rb = b.rank();
+  if (ra == 1 && rb == 1) return std::string("k,k->");
+  if (ra == 1) return "k" + std::string(",") + batch(rb - 2) + "kn->" + batch(rb - 2) + "n";
+  if (rb == 1) return batch(ra - 2) + "mk,k->" + batch(ra - 2) + "m";
+  int ba = ra - 2, bb = rb - 2;
+  if (ba != bb && ba != 0 && bb != 0)
+    return rule_error(ErrorClass::shape_mismatch,
+                      "@ of " + to_string(a) + " and " + to_string(b) + " has batch dimensions of different ranks",
+                      {"give both operands the same number of batch dimensions, or use einsum"});
+  std::string bl = batch(std::max(ba, bb));
+  return (ba ? bl : "") + "mk," + (bb ? bl : "") + "kn->" + bl + "mn";
+}
+
+}  // namespace shardc::check

@@ -1,0 +1,38 @@
+// einsum and `@` (JAX's dot_general sharding rule, explicit mode).
+//
+//   "bd,df->bf"  f32[8@X,2048] , f32[2048,8192@Y]      -> f32[8@X,8192@Y]
+//   "bd,df->bf"  f32[8,4] , f32[4@X,16]                -> f32[8,16]   (one side: all-gather, allowed)
+//   "bd,df->bf"  f32[8@X,2048@Y] , f32[2048@Y,8192]    -> error: d sharded on both sides; out= required
+//   "bij,bjk->bik" with b split over X on one side only -> error: batch dims sharded differently
+//
+// With out= the result takes that sharding (lowering adds the all-reduce or the
+// reduce-scatter). In a shard_map body einsum is local math: shapes only, and the
+// result varies over the union of the operands' varying axes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "frontend/check/rule_result.h"
+#include "frontend/check/types.h"
+
+namespace shardc::check {
+
+struct EinsumSpec {
+  std::vector<std::string> inputs;  // one letter per operand dimension
+  std::string output;
+};
+
+// Parses "bd,df->bf" (letters a-z, A-Z; spaces ignored; `->` required; 1 or 2 operands).
+Result<EinsumSpec> parse_einsum(std::string_view text);
+
+// `out` is the out= sharding, one axis list per result dimension, when given.
+Result<Type> einsum_op(std::string_view text, const std::vector<Type>& operands,
+                       const std::optional<std::vector<AxisList>>& out);
+
+// The einsum spec of `a @ b` (NumPy matmul, batch dims of equal rank or on one side).
+Result<std::string> matmul_spec(const Type& a, const Type& b);
+
+}  // namespace shardc::check

@@ -1,0 +1,157 @@
+#include "frontend/check/rules_elementwise.h"
+
+#include <algorithm>
+
+#include "frontend/check/sharding_spec.h"
+
+namespace shardc::check {
+namespace {
+
+std::string shape_string(const Type& t) {
+  std::string s = "(";
+  for (int i = 0; i < t.rank(); ++i) s += (i ? ", " : "") + std::to_string(t.dims[i].size);
+  if (t.rank() == 1) s += ",";
+  return s + ")";
+}
+
+std::string spec_string(const Type& t) {
+  if (!t.mesh) return "()";
+  std::string s = "(";
+  for (int i = 0; i < t.rank(); ++i) s += (i ? ", " : "") + format_axes(*t.mesh, t.dims[i].axes);
+  return s + ")";
+}
+
+}  // namespace
+
+std::optional<RuleError> check_same_mesh(const std::vector<Type>& inputs) {
+  const Type* first = nullptr;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Type& t = inputs[i];
+    if (t.kind != TypeKind::array || t.mesh == nullptr) continue;
+    if (first == nullptr) {
+      first = &t;
+      continue;
+    }
+    if (t.mesh != first->mesh)
+      return rule_error(ErrorClass::mesh_mismatch,
+                        "Mesh for all inputs should be equal. Got one mesh: " + first->mesh->name +
+                            " and another mesh: " + t.mesh->name,
+                        {"arrays on different meshes live on different devices; move one with a func on its mesh"},
+                        static_cast<int>(i));
+  }
+  return std::nullopt;
+}
+
+Result<Type> broadcast_nary(std::string_view op, const std::vector<Type>& inputs) {
+  if (auto e = check_same_mesh(inputs)) return *e;
+  int rank = 0;
+  const Mesh* mesh = nullptr;
+  bool local = false;
+  AxisSet varying = 0;
+  DTypeW dt{DType::boolean, true};
+  bool have_dtype = false;
+  for (const Type& t : inputs) {
+    if (t.kind != TypeKind::array && t.kind != TypeKind::static_scalar)
+      return rule_error(ErrorClass::bad_argument, std::string(op) + " needs array or scalar operands, got " + to_string(t));
+    rank = std::max(rank, t.rank());
+    if (t.mesh && t.kind == TypeKind::array) mesh = t.mesh;
+    local = local || t.local;
+    varying |= t.varying;
+    DTypeW here{t.dtype, t.weak};
+    dt = have_dtype ? promote(dt, here) : here;
+    have_dtype = true;
+  }
+  std::vector<Dim> dims(rank);
+  for (int i = 0; i < rank; ++i) {
+    // Right-aligned: operand dim j = i - (rank - t.rank()).
+    std::int64_t size = 1;
+    for (const Type& t : inputs) {
+      int j = i - (rank - t.rank());
+      if (j < 0) continue;
+      std::int64_t s = t.dims[j].size;
+      if (s == size || s == 1) continue;
+      if (size != 1) {
+        std::string shapes;
+        for (std::size_t k = 0; k < inputs.size(); ++k) shapes += (k ? ", " : "") + shape_string(inputs[k]);
+        return rule_error(ErrorClass::shape_mismatch,
+                          std::string(op) + " got incompatible shapes for broadcasting: " + shapes,
+                          {"dimensions are compared from the right; each pair must be equal or one of them 1"});
+      }
+      size = s;
+    }
+    dims[i].size = size;
+    // JAX's broadcasting_sharding_rule: size-1 unsharded dims have no opinion;
+    // among the others all non-None specs must agree.
+    const AxisList* chosen = nullptr;
+    for (const Type& t : inputs) {
+      int j = i - (rank - t.rank());
+      if (j < 0 || t.dims[j].axes.empty()) continue;
+      if (chosen == nullptr) {
+        chosen = &t.dims[j].axes;
+      } else if (*chosen != t.dims[j].axes) {
+        std::string specs;
+        for (std::size_t k = 0; k < inputs.size(); ++k)
+          if (inputs[k].rank() > 0) specs += (specs.empty() ? "" : ", ") + spec_string(inputs[k]);
+        return on_mesh(mesh, rule_error(ErrorClass::broadcast_mismatch,
+                                        std::string(op) + " got incompatible shardings for broadcasting: " + specs,
+                                        {"dimension " + std::to_string(i) + " of the result is split over " +
+                                             format_axes(*mesh, *chosen) + " by one operand and over " +
+                                             format_axes(*mesh, t.dims[j].axes) + " by another; " +
+                                             "reshard one operand so that both agree"}));
+      }
+    }
+    if (chosen) dims[i].axes = *chosen;
+  }
+  Type r = make_array(dt.dtype, std::move(dims), mesh);
+  r.weak = dt.weak && rank == 0 && mesh == nullptr;
+  r.local = local;
+  r.varying = local ? varying : 0;
+  if (!local) {
+    if (auto e = check_result_axes(r, op, inputs)) return *e;
+  }
+  return r;
+}
+
+Result<Type> binary_op(std::string_view op, BinaryKind kind, const Type& a, const Type& b) {
+  auto r = broadcast_nary(op, {a, b});
+  if (!r) return r;
+  Type t = *r;
+  DTypeW da{a.dtype, a.weak}, db{b.dtype, b.weak};
+  switch (kind) {
+    case BinaryKind::arithmetic: break;
+    case BinaryKind::divide: {
+      DTypeW d = true_divide(da, db);
+      t.dtype = d.dtype;
+      break;
+    }
+    case BinaryKind::compare: t.dtype = DType::boolean; t.weak = false; break;
+    case BinaryKind::logical: {
+      DTypeW d = promote(da, db);
+      if (shard::is_floating(d.dtype))
+        return rule_error(ErrorClass::shape_mismatch,
+                          std::string(op) + " needs bool or integer operands, got " + to_string(a) + " and " +
+                              to_string(b));
+      break;
+    }
+  }
+  return t;
+}
+
+Result<Type> select_op(const Type& pred, const Type& on_true, const Type& on_false) {
+  if (pred.dtype != DType::boolean)
+    return rule_error(ErrorClass::shape_mismatch, "select needs a bool predicate, got " + to_string(pred), {}, 0);
+  auto r = broadcast_nary("select", {pred, on_true, on_false});
+  if (!r) return r;
+  Type t = *r;
+  DTypeW d = promote({on_true.dtype, on_true.weak}, {on_false.dtype, on_false.weak});
+  t.dtype = d.dtype;
+  return t;
+}
+
+Type with_dtype(Type t, DType dtype) {
+  t.dtype = dtype;
+  t.weak = false;
+  return t;
+}
+
+}  // namespace shardc::check

@@ -1,0 +1,98 @@
+#include "frontend/check/rules_reduce.h"
+
+#include <algorithm>
+
+#include "frontend/check/dtype_rules.h"
+
+namespace shardc::check {
+
+Result<int> normalize_axis(std::string_view op, std::int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank)
+    return rule_error(ErrorClass::out_of_range,
+                      std::string(op) + ": axis " + std::to_string(axis) + " is out of bounds for an array of rank " +
+                          std::to_string(rank),
+                      {"valid axes are " + std::to_string(-rank) + " .. " + std::to_string(rank - 1)});
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+Result<Type> reduce_op(std::string_view op, ReduceKind kind, const Type& x, std::vector<int> axes) {
+  if (x.kind != TypeKind::array)
+    return rule_error(ErrorClass::bad_argument, std::string(op) + " needs an array, got " + to_string(x), {}, 0);
+  if (axes.empty())
+    for (int i = 0; i < x.rank(); ++i) axes.push_back(i);
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+    return rule_error(ErrorClass::bad_argument, std::string(op) + " names one dimension twice");
+  Type r = x;
+  r.weak = false;
+  r.dims.clear();
+  for (int i = 0; i < x.rank(); ++i)
+    if (!std::binary_search(axes.begin(), axes.end(), i)) r.dims.push_back(x.dims[i]);
+  switch (kind) {
+    case ReduceKind::sum:
+    case ReduceKind::prod: r.dtype = sum_dtype(x.dtype); break;
+    case ReduceKind::mean: r.dtype = mean_dtype(x.dtype); break;
+    case ReduceKind::argmax:
+    case ReduceKind::argmin: r.dtype = DType::i32; break;
+    case ReduceKind::any:
+    case ReduceKind::all: r.dtype = DType::boolean; break;
+    case ReduceKind::max:
+    case ReduceKind::min: break;
+  }
+  return r;
+}
+
+Result<Type> softmax_op(const Type& x, int axis) {
+  if (x.kind != TypeKind::array || x.rank() == 0)
+    return rule_error(ErrorClass::bad_argument, "softmax needs an array of rank 1 or more, got " + to_string(x), {}, 0);
+  Type r = x;
+  if (!shard::is_floating(x.dtype)) r.dtype = DType::f32;
+  (void)axis;
+  return r;
+}
+
+namespace {
+
+std::optional<RuleError> unsharded_along(std::string_view what, const Type& x, int axis) {
+  if (x.local || x.dims.at(axis).axes.empty()) return std::nullopt;
+  return on_mesh(x.mesh, rule_error(ErrorClass::unsupported_sharding,
+                                    std::string(what) + " must be unsharded over the dimension it works along; got " +
+                                        to_string(x) + " and axis=" + std::to_string(axis),
+                                    {"dimension " + std::to_string(axis) + " is split over " +
+                                         format_axes(*x.mesh, x.dims[axis].axes) +
+                                         "; reshard it to None first (JAX: Input should be unsharded over the axis)"},
+                                    0));
+}
+
+}  // namespace
+
+Result<Type> top_k_op(const Type& x, std::int64_t k) {
+  if (x.kind != TypeKind::array || x.rank() == 0)
+    return rule_error(ErrorClass::bad_argument, "top_k needs an array of rank 1 or more, got " + to_string(x), {}, 0);
+  int last = x.rank() - 1;
+  if (k < 0 || k > x.dims[last].size)
+    return rule_error(ErrorClass::out_of_range,
+                      "top_k: k=" + std::to_string(k) + " is out of range for a last dimension of size " +
+                          std::to_string(x.dims[last].size));
+  if (auto e = unsharded_along("top_k's operand", x, last)) return *e;
+  Type values = x;
+  values.dims[last].size = k;
+  Type indices = values;
+  indices.dtype = DType::i32;
+  indices.weak = false;
+  return make_tuple({values, indices});
+}
+
+Result<Type> roll_op(const Type& x, int axis) {
+  if (auto e = unsharded_along("roll's operand", x, axis)) return *e;
+  return x;
+}
+
+Result<Type> cumulative_op(std::string_view op, const Type& x, int axis) {
+  if (auto e = unsharded_along(std::string(op) + "'s operand", x, axis)) return *e;
+  Type r = x;
+  r.dtype = sum_dtype(x.dtype);
+  return r;
+}
+
+}  // namespace shardc::check

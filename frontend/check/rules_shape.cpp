@@ -1,0 +1,304 @@
+#include "frontend/check/rules_shape.h"
+
+#include <algorithm>
+
+#include "frontend/check/checked_math.h"
+#include "frontend/check/rules_elementwise.h"
+#include "frontend/check/sharding_spec.h"
+
+namespace shardc::check {
+namespace {
+
+std::string sizes_string(const std::vector<std::int64_t>& s) {
+  std::string r = "(";
+  for (std::size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  if (s.size() == 1) r += ",";
+  return r + ")";
+}
+
+RuleError unsupported_reshape(const Type& x, const std::vector<std::int64_t>& sizes, std::string why) {
+  return on_mesh(x.mesh, rule_error(ErrorClass::unsupported_sharding,
+                                    "This reshape is not supported: " + to_string(x) + " to new sizes " +
+                                        sizes_string(sizes) + " " + why,
+                                    {"a sharded dimension may be split (its axes go to the major new dimension) or "
+                                     "merged (when it is the major one); reshard the operand to make the other "
+                                     "dimensions unsharded first"},
+                                    0));
+}
+
+std::optional<RuleError> divisible_after_change(std::string_view op, const Type& x, int d, std::int64_t out) {
+  if (x.local || x.dims[d].axes.empty()) return std::nullopt;
+  std::int64_t p = axes_product(*x.mesh, x.dims[d].axes);
+  if (out % p == 0) return std::nullopt;
+  return on_mesh(x.mesh,
+                 rule_error(ErrorClass::not_divisible,
+                            std::string(op) + " on sharded dims where out dim (" + std::to_string(out) +
+                                ") is not divisible by mesh axes (" + std::to_string(p) + ") with spec (" +
+                                format_axes(*x.mesh, x.dims[d].axes) + ") is not implemented. Got input type=" +
+                                to_string(x),
+                            {"the result keeps the operand's sharding, so each of its sharded dims must still split "
+                             "evenly; reshard dimension " + std::to_string(d) + " to None first"},
+                            0));
+}
+
+}  // namespace
+
+Result<Type> reshape_op(const Type& x, const std::vector<std::int64_t>& req) {
+  if (x.kind != TypeKind::array) return rule_error(ErrorClass::bad_argument, "reshape needs an array, got " + to_string(x), {}, 0);
+  if (static_cast<int>(req.size()) > kMaxRank)
+    return rule_error(ErrorClass::limit, "reshape to rank " + std::to_string(req.size()) + " exceeds the limit of " +
+                                             std::to_string(kMaxRank));
+  std::int64_t total = 1;
+  for (const Dim& d : x.dims) total *= d.size;  // a valid type's element count fits (checked when built)
+  std::vector<std::int64_t> sizes = req;
+  int infer = -1;
+  std::int64_t known = 1;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      if (infer >= 0)
+        return rule_error(ErrorClass::bad_argument, "reshape accepts at most one -1, got sizes " + sizes_string(req));
+      infer = static_cast<int>(i);
+      continue;
+    }
+    if (sizes[i] < 0)
+      return rule_error(ErrorClass::shape_mismatch, "reshape size " + std::to_string(sizes[i]) + " is negative");
+    auto p = checked_mul(known, sizes[i]);
+    if (!p) return rule_error(ErrorClass::limit, "reshape sizes " + sizes_string(req) + " overflow 64 bits");
+    known = *p;
+  }
+  if (infer >= 0) {
+    if (known == 0 || total % known != 0)
+      return rule_error(ErrorClass::shape_mismatch,
+                        "cannot reshape " + to_string(x) + " to " + sizes_string(req) + ": the -1 cannot be inferred");
+    sizes[infer] = total / known;
+    known = total;
+  }
+  if (known != total)
+    return rule_error(ErrorClass::shape_mismatch, "cannot reshape " + to_string(x) + " (" + std::to_string(total) +
+                                                      " elements) to " + sizes_string(sizes) + " (" +
+                                                      std::to_string(known) + " elements)");
+  Type r = x;
+  r.dims.clear();
+  for (auto s : sizes) r.dims.push_back(Dim{s, {}});
+  if (x.local || x.sharded_axes() == 0) return r;
+  if (total == 0) return unsupported_reshape(x, sizes, "(zero elements with a sharded operand)");
+
+  // Match groups of old and new dims with equal products, skipping size-1 dims.
+  std::vector<int> old_idx, new_idx;
+  for (int i = 0; i < x.rank(); ++i)
+    if (x.dims[i].size != 1) old_idx.push_back(i);
+  for (int j = 0; j < static_cast<int>(sizes.size()); ++j)
+    if (sizes[j] != 1) new_idx.push_back(j);
+  std::size_t a = 0, b = 0;
+  while (a < old_idx.size() && b < new_idx.size()) {
+    std::size_t a1 = a + 1, b1 = b + 1;
+    std::int64_t po = x.dims[old_idx[a]].size, pn = sizes[new_idx[b]];
+    while (po != pn) {
+      if (po < pn) po *= x.dims[old_idx[a1++]].size;  // products stay <= total: no overflow
+      else pn *= sizes[new_idx[b1++]];
+    }
+    std::size_t n_old = a1 - a, n_new = b1 - b;
+    const Dim& first_old = x.dims[old_idx[a]];
+    bool others_sharded = false;
+    for (std::size_t k = a + 1; k < a1; ++k) others_sharded = others_sharded || !x.dims[old_idx[k]].axes.empty();
+    if (n_old == 1 && n_new == 1) {
+      r.dims[new_idx[b]].axes = first_old.axes;
+    } else if (n_old == 1) {  // split
+      if (!first_old.axes.empty()) {
+        std::int64_t p = axes_product(*x.mesh, first_old.axes);
+        if (sizes[new_idx[b]] % p != 0)
+          return unsupported_reshape(x, sizes, "(the major new dimension " + std::to_string(sizes[new_idx[b]]) +
+                                                   " is not divisible by " + format_axes(*x.mesh, first_old.axes) +
+                                                   "'s size " + std::to_string(p) + ")");
+        r.dims[new_idx[b]].axes = first_old.axes;
+      }
+    } else if (n_new == 1) {  // merge
+      if (others_sharded) return unsupported_reshape(x, sizes, "(a merged minor dimension is sharded)");
+      r.dims[new_idx[b]].axes = first_old.axes;
+    } else if (!first_old.axes.empty() || others_sharded) {
+      return unsupported_reshape(x, sizes, "(sharded dimensions are regrouped)");
+    }
+    a = a1;
+    b = b1;
+  }
+  return r;
+}
+
+Result<Type> transpose_op(const Type& x, const std::vector<std::int64_t>& perm) {
+  if (static_cast<int>(perm.size()) != x.rank())
+    return rule_error(ErrorClass::bad_argument, "transpose perm has " + std::to_string(perm.size()) +
+                                                    " entries, but the operand has rank " + std::to_string(x.rank()));
+  std::vector<bool> seen(perm.size(), false);
+  Type r = x;
+  for (std::size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] < 0 || perm[i] >= x.rank() || seen[perm[i]])
+      return rule_error(ErrorClass::bad_argument, "transpose perm is not a permutation of 0.." +
+                                                      std::to_string(x.rank() - 1));
+    seen[perm[i]] = true;
+    r.dims[i] = x.dims[perm[i]];
+  }
+  return r;
+}
+
+Result<Type> concat_op(const std::vector<Type>& xs, int axis) {
+  if (xs.empty()) return rule_error(ErrorClass::bad_argument, "concat needs at least one operand");
+  if (auto e = check_same_mesh(xs)) return *e;
+  Type r = xs[0];
+  for (std::size_t i = 1; i < xs.size(); ++i) {
+    const Type& t = xs[i];
+    if (t.kind != TypeKind::array || t.rank() != r.rank() || t.dtype != r.dtype)
+      return rule_error(ErrorClass::shape_mismatch, "concat operands must be arrays of one rank and dtype, got " +
+                                                        to_string(xs[0]) + " and " + to_string(t), {}, static_cast<int>(i));
+    for (int d = 0; d < r.rank(); ++d) {
+      if (d != axis && t.dims[d].size != xs[0].dims[d].size)
+        return rule_error(ErrorClass::shape_mismatch,
+                          "concat operands differ in dimension " + std::to_string(d) + ": " + to_string(xs[0]) +
+                              " and " + to_string(t),
+                          {}, static_cast<int>(i));
+      if (t.dims[d].axes != xs[0].dims[d].axes) {
+        std::string all;
+        for (std::size_t k = 0; k < xs.size(); ++k) all += (k ? ", " : "") + format_spec(*xs[k].mesh, xs[k].dims);
+        return on_mesh(r.mesh, rule_error(ErrorClass::broadcast_mismatch,
+                                          "All operands should have the same sharding. Got shardings " + all,
+                                          {"concat does not move data between devices; reshard the operands to one "
+                                           "sharding"},
+                                          static_cast<int>(i)));
+      }
+    }
+    auto s = checked_add(r.dims[axis].size, t.dims[axis].size);
+    if (!s) return rule_error(ErrorClass::limit, "concat's result size overflows 64 bits");
+    r.dims[axis].size = *s;
+    r.varying |= t.varying;
+  }
+  return r;
+}
+
+Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl) {
+  if (x.kind != TypeKind::array)
+    return rule_error(ErrorClass::bad_argument, "only arrays can be indexed, got " + to_string(x), {}, 0);
+  if (static_cast<int>(sl.size()) > x.rank())
+    return rule_error(ErrorClass::out_of_range, "too many indices: " + std::to_string(sl.size()) +
+                                                    " for an array of rank " + std::to_string(x.rank()) + ": " +
+                                                    to_string(x));
+  Type r = x;
+  r.dims.clear();
+  for (int d = 0; d < x.rank(); ++d) {
+    const std::int64_t n = x.dims[d].size;
+    if (d >= static_cast<int>(sl.size())) {
+      r.dims.push_back(x.dims[d]);
+      continue;
+    }
+    const SliceDim& s = sl[d];
+    if (s.index) {
+      std::int64_t i = *s.begin;
+      if (i < -n || i >= n)
+        return rule_error(ErrorClass::out_of_range, "index " + std::to_string(i) + " is out of range for dimension " +
+                                                        std::to_string(d) + " of size " + std::to_string(n) + " in " +
+                                                        to_string(x),
+                          {"static indices must lie in [-size, size)"});
+      if (auto e = divisible_after_change("indexing", x, d, 1)) return *e;
+      continue;
+    }
+    if (s.step <= 0)
+      return rule_error(ErrorClass::bad_argument, "slice step must be positive, got " + std::to_string(s.step));
+    auto norm = [&](std::int64_t v) { return v < 0 ? v + n : v; };
+    std::int64_t b = s.begin ? norm(*s.begin) : 0;
+    std::int64_t e = s.end ? norm(*s.end) : n;
+    if (b < 0 || b > n || e < 0 || e > n || b > e)
+      return rule_error(ErrorClass::out_of_range,
+                        "slice " + (s.begin ? std::to_string(*s.begin) : std::string()) + ":" +
+                            (s.end ? std::to_string(*s.end) : std::string()) + " is out of range for dimension " +
+                            std::to_string(d) + " of size " + std::to_string(n) + " in " + to_string(x),
+                        {"static slices must satisfy 0 <= begin <= end <= size (negative bounds count from the end); "
+                         "they never clamp"});
+    std::int64_t out = (e - b + s.step - 1) / s.step;
+    if (out != n)
+      if (auto err = divisible_after_change("slicing", x, d, out)) return *err;
+    r.dims.push_back(Dim{out, x.dims[d].axes});
+  }
+  return r;
+}
+
+Result<Type> dynamic_slice_op(const Type& x, int axis, std::int64_t size) {
+  if (x.kind != TypeKind::array || x.rank() == 0)
+    return rule_error(ErrorClass::bad_argument, "dynamic_slice needs an array of rank 1 or more, got " + to_string(x), {}, 0);
+  if (size < 0 || size > x.dims[axis].size)
+    return rule_error(ErrorClass::out_of_range, "dynamic_slice size " + std::to_string(size) +
+                                                    " is out of range for dimension " + std::to_string(axis) +
+                                                    " of size " + std::to_string(x.dims[axis].size) + " in " +
+                                                    to_string(x),
+                      {"the size must be static and at most the dimension's size (starts clamp, sizes do not)"});
+  if (size != x.dims[axis].size)
+    if (auto e = divisible_after_change("dynamic_slice", x, axis, size)) return *e;
+  Type r = x;
+  r.dims[axis].size = size;
+  return r;
+}
+
+Result<Type> dynamic_index_op(const Type& x) {
+  if (x.kind != TypeKind::array || x.rank() == 0)
+    return rule_error(ErrorClass::bad_argument, "only arrays of rank 1 or more can be indexed, got " + to_string(x), {}, 0);
+  if (auto e = divisible_after_change("indexing", x, 0, 1)) return *e;
+  Type r = x;
+  r.dims.erase(r.dims.begin());
+  return r;
+}
+
+Result<Type> dynamic_update_slice_op(const Type& x, const Type& u, int axis) {
+  if (auto e = check_same_mesh({x, u})) return *e;
+  if (u.kind != TypeKind::array || u.rank() != x.rank() || u.dtype != x.dtype)
+    return rule_error(ErrorClass::shape_mismatch, "dynamic_update_slice's update " + to_string(u) +
+                                                      " must have the operand's rank and dtype: " + to_string(x),
+                      {}, 1);
+  for (int d = 0; d < x.rank(); ++d) {
+    if ((d == axis && u.dims[d].size > x.dims[d].size) || (d != axis && u.dims[d].size != x.dims[d].size))
+      return rule_error(ErrorClass::shape_mismatch, "dynamic_update_slice's update " + to_string(u) +
+                                                        " does not fit the operand " + to_string(x) +
+                                                        " along dimension " + std::to_string(d),
+                        {}, 1);
+    if (!x.local && u.dims[d].axes != x.dims[d].axes)
+      return on_mesh(x.mesh, rule_error(ErrorClass::broadcast_mismatch,
+                                        "dynamic_update_slice: operand and update shardings must be equal, got " +
+                                            format_spec(*x.mesh, x.dims) + " and " + format_spec(*x.mesh, u.dims),
+                                        {"reshard the update to the operand's sharding"}, 1));
+  }
+  Type r = x;
+  r.varying |= u.varying;
+  return r;
+}
+
+Result<Type> reshard_op(const Type& x, const std::vector<AxisList>& spec) {
+  if (x.kind != TypeKind::array)
+    return rule_error(ErrorClass::bad_argument, "reshard needs an array, got " + to_string(x), {}, 0);
+  if (static_cast<int>(spec.size()) != x.rank())
+    return rule_error(ErrorClass::shape_mismatch, "reshard spec has " + std::to_string(spec.size()) +
+                                                      " entries, but the operand " + to_string(x) + " has rank " +
+                                                      std::to_string(x.rank()),
+                      {"give one entry per dimension: an axis, (a, b), or None"}, 1);
+  Type r = x;
+  for (int d = 0; d < x.rank(); ++d) r.dims[d].axes = spec[d];
+  if (auto e = validate_global(r, "reshard's result")) {
+    e->operand = 1;
+    return *e;
+  }
+  return r;
+}
+
+Result<Type> expand_dims_op(const Type& x, int axis) {
+  if (x.rank() + 1 > kMaxRank)
+    return rule_error(ErrorClass::limit, "expand_dims would exceed the rank limit of " + std::to_string(kMaxRank));
+  Type r = x;
+  r.dims.insert(r.dims.begin() + axis, Dim{1, {}});
+  return r;
+}
+
+Result<Type> squeeze_op(const Type& x, int axis) {
+  if (x.dims[axis].size != 1)
+    return rule_error(ErrorClass::shape_mismatch, "squeeze: dimension " + std::to_string(axis) + " of " + to_string(x) +
+                                                      " has size " + std::to_string(x.dims[axis].size) + ", not 1");
+  Type r = x;
+  r.dims.erase(r.dims.begin() + axis);
+  return r;
+}
+
+}  // namespace shardc::check

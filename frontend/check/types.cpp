@@ -1,0 +1,197 @@
+#include "frontend/check/types.h"
+
+#include <bit>
+#include <cstdio>
+
+namespace shardc::check {
+
+std::int64_t Mesh::device_count() const {
+  std::int64_t n = 1;
+  for (auto s : axis_sizes) n *= s;  // mesh sizes are validated with checked math when declared
+  return n;
+}
+
+std::optional<int> Mesh::find_axis(std::string_view n) const {
+  for (std::size_t i = 0; i < axis_names.size(); ++i)
+    if (axis_names[i] == n) return static_cast<int>(i);
+  return std::nullopt;
+}
+
+AxisSet to_set(const AxisList& axes) {
+  AxisSet s = 0;
+  for (int a : axes) s |= AxisSet{1} << a;
+  return s;
+}
+
+AxisList to_list(AxisSet set) {
+  AxisList out;
+  while (set != 0) {
+    int a = std::countr_zero(set);
+    out.push_back(a);
+    set &= set - 1;
+  }
+  return out;
+}
+
+std::vector<std::int64_t> Type::shape() const {
+  std::vector<std::int64_t> s;
+  s.reserve(dims.size());
+  for (const auto& d : dims) s.push_back(d.size);
+  return s;
+}
+
+AxisSet Type::sharded_axes() const {
+  AxisSet s = 0;
+  for (const auto& d : dims) s |= to_set(d.axes);
+  return s;
+}
+
+bool Type::operator==(const Type& o) const {
+  if (kind != o.kind) return false;
+  switch (kind) {
+    case TypeKind::tuple: return elements == o.elements;
+    case TypeKind::key: return local == o.local && varying == o.varying;
+    case TypeKind::static_scalar: return dtype == o.dtype && value == o.value;
+    case TypeKind::array:
+      return dtype == o.dtype && dims == o.dims && mesh == o.mesh && local == o.local && varying == o.varying;
+  }
+  return false;
+}
+
+Type make_array(DType dtype, std::vector<Dim> dims, const Mesh* mesh) {
+  Type t;
+  t.kind = TypeKind::array;
+  t.dtype = dtype;
+  t.dims = std::move(dims);
+  t.mesh = mesh;
+  return t;
+}
+
+Type make_local(DType dtype, std::vector<std::int64_t> shape, const Mesh* mesh, AxisSet varying) {
+  Type t;
+  t.kind = TypeKind::array;
+  t.dtype = dtype;
+  for (auto s : shape) t.dims.push_back(Dim{s, {}});
+  t.mesh = mesh;
+  t.local = true;
+  t.varying = varying;
+  return t;
+}
+
+Type make_static_int(std::int64_t v) {
+  Type t;
+  t.kind = TypeKind::static_scalar;
+  t.dtype = DType::i32;
+  t.weak = true;
+  t.value = v;
+  return t;
+}
+
+Type make_static_float(double v) {
+  Type t;
+  t.kind = TypeKind::static_scalar;
+  t.dtype = DType::f32;
+  t.weak = true;
+  t.value = v;
+  return t;
+}
+
+Type make_static_bool(bool v) {
+  Type t;
+  t.kind = TypeKind::static_scalar;
+  t.dtype = DType::boolean;
+  t.value = v;
+  return t;
+}
+
+Type make_key(const Mesh* mesh, bool local) {
+  Type t;
+  t.kind = TypeKind::key;
+  t.mesh = mesh;
+  t.local = local;
+  return t;
+}
+
+Type make_tuple(std::vector<Type> elements) {
+  Type t;
+  t.kind = TypeKind::tuple;
+  t.elements = std::move(elements);
+  return t;
+}
+
+std::string format_axes(const Mesh& mesh, const AxisList& axes) {
+  if (axes.empty()) return "None";
+  if (axes.size() == 1) return mesh.axis_names.at(axes[0]);
+  std::string s = "(";
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    if (i) s += ",";
+    s += mesh.axis_names.at(axes[i]);
+  }
+  return s + ")";
+}
+
+std::string format_axis_set(const Mesh& mesh, AxisSet set) {
+  std::string s = "{";
+  bool first = true;
+  for (int a : to_list(set)) {
+    if (!first) s += ", ";
+    first = false;
+    s += mesh.axis_names.at(a);
+  }
+  return s + "}";
+}
+
+std::string format_spec(const Mesh& mesh, const std::vector<Dim>& dims) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ", ";
+    s += format_axes(mesh, dims[i].axes);
+  }
+  return s + "]";
+}
+
+std::string format_static(const StaticValue& v) {
+  if (auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+  if (auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", std::get<double>(v));
+  return buf;
+}
+
+std::string to_string(const Type& t) {
+  switch (t.kind) {
+    case TypeKind::tuple: {
+      std::string s = "(";
+      for (std::size_t i = 0; i < t.elements.size(); ++i) {
+        if (i) s += ", ";
+        s += to_string(t.elements[i]);
+      }
+      return s + ")";
+    }
+    case TypeKind::key: return "key";
+    case TypeKind::static_scalar:
+      return "static " + std::string(shard::dtype_name(t.dtype)) + " = " + format_static(*t.value);
+    case TypeKind::array: break;
+  }
+  std::string s(shard::dtype_name(t.dtype));
+  s += "[";
+  for (std::size_t i = 0; i < t.dims.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(t.dims[i].size);
+    if (!t.dims[i].axes.empty() && t.mesh) s += "@" + format_axes(*t.mesh, t.dims[i].axes);
+  }
+  s += "]";
+  if (t.local && t.varying != 0 && t.mesh) {
+    s += "{V:";
+    bool first = true;
+    for (int a : to_list(t.varying)) {
+      if (!first) s += ",";
+      first = false;
+      s += t.mesh->axis_names.at(a);
+    }
+    s += "}";
+  }
+  return s;
+}
+
+}  // namespace shardc::check
