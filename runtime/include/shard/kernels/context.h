@@ -1,0 +1,35 @@
+// Per-device-thread execution context for the kernels: a oneDNN CPU stream of its own and
+// scratch buffers. Each device thread owns one Context; kernels called with it run on the
+// calling thread's OpenMP team (the runtime sets its size to max(1, cores / devices)).
+// Primitives are shared between contexts through a process-wide cache (see primitive cache
+// statistics below), created once per shape and reused by every thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+namespace shard::kernels {
+
+class Context {
+ public:
+  Context();
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  struct Impl;  // oneDNN objects; see runtime/kernels/onednn.h
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// How often the shared primitive cache found a primitive (hits) or had to create one (misses).
+struct PrimitiveCacheStats {
+  std::int64_t entries = 0;
+  std::int64_t hits = 0;
+  std::int64_t misses = 0;
+};
+PrimitiveCacheStats primitive_cache_stats();
+
+}  // namespace shard::kernels

@@ -1,0 +1,183 @@
+#include "shard/kernels/data_movement.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "checks.h"
+#include "conversions.h"
+#include "strided_loop.h"
+
+namespace shard::kernels {
+namespace {
+
+template <typename From, typename To>
+void convert_loop(const View& src, const MutView& dst) {
+  detail::Operands<2> ops;
+  ops.base = {static_cast<char*>(dst.data), static_cast<char*>(const_cast<void*>(src.data))};
+  ops.strides = {dst.strides, src.strides};
+  ops.element_size = {sizeof(typename To::Stored), sizeof(typename From::Stored)};
+  detail::strided_loop(dst.shape, ops, [](std::int64_t n, std::array<char*, 2> p, std::array<std::int64_t, 2> s) {
+    using TS = typename To::Stored;
+    using FS = typename From::Stored;
+    if (s[0] == sizeof(TS) && s[1] == sizeof(FS)) {
+      auto* out = reinterpret_cast<TS*>(p[0]);
+      const auto* in = reinterpret_cast<const FS*>(p[1]);
+      for (std::int64_t i = 0; i < n; ++i) out[i] = To::store(detail::convert_value<From, To>(From::load(in[i])));
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) {
+        const auto v = From::load(*reinterpret_cast<const FS*>(p[1] + i * s[1]));
+        *reinterpret_cast<TS*>(p[0] + i * s[0]) = To::store(detail::convert_value<From, To>(v));
+      }
+    }
+  });
+}
+
+template <typename T>
+void fill_typed(const MutView& dst, typename T::Stored stored) {
+  detail::Operands<1> ops;
+  ops.base = {static_cast<char*>(dst.data)};
+  ops.strides = {dst.strides};
+  ops.element_size = {sizeof(typename T::Stored)};
+  detail::strided_loop(dst.shape, ops, [&](std::int64_t n, std::array<char*, 1> p, std::array<std::int64_t, 1> s) {
+    for (std::int64_t i = 0; i < n; ++i) *reinterpret_cast<typename T::Stored*>(p[0] + i * s[0]) = stored;
+  });
+}
+
+// Clamps a dynamic start into [0, dim - size], as lax.dynamic_slice does.
+std::int64_t clamp_start(std::int64_t start, std::int64_t dim, std::int64_t size) {
+  return std::clamp<std::int64_t>(start, 0, dim - size);
+}
+
+void check_starts(const Shape& operand, const Shape& sizes, const std::vector<std::int64_t>& starts, const char* op) {
+  if (starts.size() != operand.size() || sizes.size() != operand.size()) {
+    throw ShapeError(std::string(op) + ": operand " + shape_string(operand) + ", slice sizes " + shape_string(sizes) +
+                     " and " + std::to_string(starts.size()) + " start indices must have one rank");
+  }
+  for (std::size_t d = 0; d < operand.size(); ++d) {
+    if (sizes[d] > operand[d]) {
+      throw ShapeError(std::string(op) + ": slice sizes " + shape_string(sizes) + " exceed operand shape " +
+                       shape_string(operand) + " in dimension " + std::to_string(d));
+    }
+  }
+}
+
+}  // namespace
+
+void copy(const View& src, const MutView& dst) {
+  detail::check_view(src, "copy", "source");
+  detail::check_view(dst, "copy", "destination");
+  detail::check_same_shape(src.shape, dst.shape, "copy");
+  if (dst.size() == 0) return;
+  if (src.dtype == dst.dtype && src.is_row_major() && dst.is_row_major()) {
+    std::memmove(dst.data, src.data, static_cast<std::size_t>(dst.size()) * dtype_size(dst.dtype));
+    return;
+  }
+  detail::dispatch(src.dtype, [&](auto from) {
+    detail::dispatch(dst.dtype, [&](auto to) { convert_loop<decltype(from), decltype(to)>(src, dst); });
+  });
+}
+
+void transpose(const View& src, const std::vector<int>& axes, const MutView& dst) { copy(src.permuted(axes), dst); }
+
+void fill(const MutView& dst, double value) {
+  detail::check_view(dst, "fill", "destination");
+  detail::dispatch(dst.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    typename T::Math m;
+    if constexpr (detail::is_float_type<T>) {
+      m = static_cast<float>(value);
+    } else if constexpr (std::is_same_v<T, detail::Bool>) {
+      m = value != 0.0;
+    } else {
+      using M = typename T::Math;
+      if (std::isnan(value)) {
+        m = 0;
+      } else if (value >= -static_cast<double>(std::numeric_limits<M>::min())) {
+        m = std::numeric_limits<M>::max();
+      } else if (value <= static_cast<double>(std::numeric_limits<M>::min())) {
+        m = std::numeric_limits<M>::min();
+      } else {
+        m = static_cast<M>(value);
+      }
+    }
+    fill_typed<T>(dst, T::store(m));
+  });
+}
+
+void fill_int(const MutView& dst, std::int64_t value) {
+  detail::check_view(dst, "fill", "destination");
+  detail::dispatch(dst.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    fill_typed<T>(dst, T::store(detail::convert_value<detail::I64, T>(value)));
+  });
+}
+
+void iota(const MutView& dst, int axis) {
+  detail::check_view(dst, "iota", "destination");
+  const int ax = detail::normalize_axis(axis, dst.rank(), "iota");
+  // Fill each index along the axis as one constant slice.
+  for (std::int64_t i = 0; i < dst.shape[static_cast<std::size_t>(ax)]; ++i) fill_int(dst.sliced(ax, i, 1), i);
+}
+
+void dynamic_slice(const View& src, const std::vector<std::int64_t>& starts, const MutView& dst) {
+  detail::check_view(src, "dynamic_slice", "operand");
+  detail::check_view(dst, "dynamic_slice", "result");
+  detail::check_same_dtype(src.dtype, dst.dtype, "dynamic_slice");
+  check_starts(src.shape, dst.shape, starts, "dynamic_slice");
+  View window = src;
+  for (std::size_t d = 0; d < src.shape.size(); ++d) {
+    const auto size = dst.shape[d];
+    window = window.sliced(static_cast<int>(d), clamp_start(starts[d], src.shape[d], size), size);
+  }
+  copy(window, dst);
+}
+
+void dynamic_update_slice(const MutView& operand, const View& update, const std::vector<std::int64_t>& starts) {
+  detail::check_view(operand, "dynamic_update_slice", "operand");
+  detail::check_view(update, "dynamic_update_slice", "update");
+  detail::check_same_dtype(operand.dtype, update.dtype, "dynamic_update_slice");
+  check_starts(operand.shape, update.shape, starts, "dynamic_update_slice");
+  MutView window = operand;
+  for (std::size_t d = 0; d < operand.shape.size(); ++d) {
+    const auto size = update.shape[d];
+    window = window.sliced(static_cast<int>(d), clamp_start(starts[d], operand.shape[d], size), size);
+  }
+  copy(update, window);
+}
+
+void concat(const std::vector<View>& inputs, int axis, const MutView& dst) {
+  detail::check_view(dst, "concat", "result");
+  const int ax = detail::normalize_axis(axis, dst.rank(), "concat");
+  std::int64_t at = 0;
+  for (const View& in : inputs) {
+    detail::check_view(in, "concat", "operand");
+    detail::check_same_dtype(in.dtype, dst.dtype, "concat");
+    Shape expected = dst.shape;
+    expected[static_cast<std::size_t>(ax)] = in.rank() == dst.rank() ? in.shape[static_cast<std::size_t>(ax)] : -1;
+    if (in.shape != expected || at + expected[static_cast<std::size_t>(ax)] > dst.shape[static_cast<std::size_t>(ax)]) {
+      throw ShapeError("concat: operand " + shape_string(in.shape) + " does not fit result " + shape_string(dst.shape) +
+                       " along axis " + std::to_string(ax));
+    }
+    const auto size = in.shape[static_cast<std::size_t>(ax)];
+    copy(in, dst.sliced(ax, at, size));
+    at += size;
+  }
+  if (at != dst.shape[static_cast<std::size_t>(ax)]) {
+    throw ShapeError("concat: operands fill " + std::to_string(at) + " of the result's " +
+                     std::to_string(dst.shape[static_cast<std::size_t>(ax)]) + " along axis " + std::to_string(ax));
+  }
+}
+
+void roll(const View& src, std::int64_t shift, int axis, const MutView& dst) {
+  detail::check_view(src, "roll", "operand");
+  detail::check_same_dtype(src.dtype, dst.dtype, "roll");
+  detail::check_same_shape(src.shape, dst.shape, "roll");
+  const int ax = detail::normalize_axis(axis, src.rank(), "roll");
+  const std::int64_t n = src.shape[static_cast<std::size_t>(ax)];
+  if (n == 0) return;
+  const std::int64_t s = ((shift % n) + n) % n;
+  copy(src.sliced(ax, 0, n - s), dst.sliced(ax, s, n - s));
+  copy(src.sliced(ax, n - s, s), dst.sliced(ax, 0, s));
+}
+
+}  // namespace shard::kernels

@@ -1,0 +1,114 @@
+#include "elementwise_onednn.h"
+
+#include <optional>
+
+#include "onednn.h"
+
+namespace shard::kernels::detail {
+namespace {
+
+using dnnl::algorithm;
+using dnnl::memory;
+
+struct EltwiseAlgorithm {
+  algorithm alg;
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+
+// The unary ops oneDNN 2.6's eltwise computes with the same definition as JAX's.
+std::optional<EltwiseAlgorithm> eltwise_for(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::exp: return EltwiseAlgorithm{algorithm::eltwise_exp};
+    case UnaryOp::log: return EltwiseAlgorithm{algorithm::eltwise_log};
+    case UnaryOp::tanh: return EltwiseAlgorithm{algorithm::eltwise_tanh};
+    case UnaryOp::sigmoid: return EltwiseAlgorithm{algorithm::eltwise_logistic};
+    case UnaryOp::relu: return EltwiseAlgorithm{algorithm::eltwise_relu};
+    case UnaryOp::gelu: return EltwiseAlgorithm{algorithm::eltwise_gelu_tanh};
+    case UnaryOp::gelu_exact: return EltwiseAlgorithm{algorithm::eltwise_gelu_erf};
+    case UnaryOp::sqrt: return EltwiseAlgorithm{algorithm::eltwise_sqrt};
+    case UnaryOp::abs: return EltwiseAlgorithm{algorithm::eltwise_abs};
+    case UnaryOp::square: return EltwiseAlgorithm{algorithm::eltwise_square};
+    default: return std::nullopt;
+  }
+}
+
+std::optional<algorithm> binary_for(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add: return algorithm::binary_add;
+    case BinaryOp::sub: return algorithm::binary_sub;
+    case BinaryOp::mul: return algorithm::binary_mul;
+    case BinaryOp::div: return algorithm::binary_div;
+    default: return std::nullopt;
+  }
+}
+
+memory::dims row_major(const memory::dims& dims) {
+  memory::dims strides(dims.size(), 1);
+  for (std::size_t d = dims.size(); d-- > 1;) strides[d - 1] = strides[d] * std::max<memory::dim>(dims[d], 1);
+  return strides;
+}
+
+}  // namespace
+
+bool try_onednn_unary(Context& ctx, UnaryOp op, const View& x, const MutView& y) {
+  const auto alg = eltwise_for(op);
+  if (!alg || x.dtype != DType::f32 || x.size() < kOneDnnMinElements || !x.is_row_major() || !y.is_row_major()) {
+    return false;
+  }
+  // Dense in and out: the shape does not matter, only the element count.
+  const memory::dims dims{x.size()};
+  const memory::desc md(dims, memory::data_type::f32, memory::dims{1});
+  std::string key = "eltwise" + std::to_string(static_cast<int>(alg->alg));
+  append_key(key, dims, {1}, memory::data_type::f32);
+  auto& impl = ctx.impl();
+  const auto prim = cached_primitive(key, [&] {
+    const dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg->alg, md, alg->alpha, alg->beta);
+    const dnnl::eltwise_forward::primitive_desc pd(d, user_scratchpad_attr(), impl.engine);
+    return CachedPrimitive{dnnl::eltwise_forward(pd), pd.scratchpad_desc()};
+  });
+  execute(ctx, prim,
+          {{DNNL_ARG_SRC, memory(md, impl.engine, const_cast<void*>(x.data))},
+           {DNNL_ARG_DST, memory(md, impl.engine, y.data)}});
+  return true;
+}
+
+bool try_onednn_binary(Context& ctx, BinaryOp op, const View& a, const View& b, const MutView& out) {
+  const auto alg = binary_for(op);
+  if (!alg || out.dtype != DType::f32 || out.size() < kOneDnnMinElements) return false;
+  if (!a.is_row_major() || !b.is_row_major() || !out.is_row_major()) return false;
+  // oneDNN 2.6 broadcasts only its second source: the first must have the result's shape.
+  const View* src0 = &a;
+  const View* src1 = &b;
+  auto padded = [&](const View& v) {
+    memory::dims dims(out.shape.size() - v.shape.size(), 1);
+    dims.insert(dims.end(), v.shape.begin(), v.shape.end());
+    return dims;
+  };
+  const memory::dims out_dims(out.shape.begin(), out.shape.end());
+  if (padded(a) != out_dims) {
+    const bool commutative = op == BinaryOp::add || op == BinaryOp::mul;
+    if (!commutative || padded(b) != out_dims) return false;
+    std::swap(src0, src1);
+  }
+  const memory::dims src1_dims = padded(*src1);
+  const auto f32 = memory::data_type::f32;
+  const memory::desc out_md(out_dims, f32, row_major(out_dims));
+  const memory::desc src1_md(src1_dims, f32, row_major(src1_dims));
+  std::string key = "binary" + std::to_string(static_cast<int>(*alg));
+  append_key(key, out_dims, {}, f32);
+  append_key(key, src1_dims, {}, f32);
+  auto& impl = ctx.impl();
+  const auto prim = cached_primitive(key, [&] {
+    const dnnl::binary::desc d(*alg, out_md, src1_md, out_md);
+    const dnnl::binary::primitive_desc pd(d, user_scratchpad_attr(), impl.engine);
+    return CachedPrimitive{dnnl::binary(pd), pd.scratchpad_desc()};
+  });
+  execute(ctx, prim,
+          {{DNNL_ARG_SRC_0, memory(out_md, impl.engine, const_cast<void*>(src0->data))},
+           {DNNL_ARG_SRC_1, memory(src1_md, impl.engine, const_cast<void*>(src1->data))},
+           {DNNL_ARG_DST, memory(out_md, impl.engine, out.data)}});
+  return true;
+}
+
+}  // namespace shard::kernels::detail

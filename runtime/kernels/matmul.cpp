@@ -1,0 +1,190 @@
+// Matmul: shape checks, then one of three paths (see matmul.h). The f32 path hands the
+// caller's strided views straight to a cached oneDNN primitive: no copies, no re-creation.
+#include "shard/kernels/matmul.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "checks.h"
+#include "element_types.h"
+#include "onednn.h"
+#include "shard/kernels/data_movement.h"
+
+namespace shard::kernels {
+namespace {
+
+using dnnl::memory;
+
+// One operand laid out for oneDNN: c's rank, broadcast batch dims as size 1.
+struct Operand {
+  memory::dims dims;
+  memory::dims strides;
+};
+
+// Right-aligns `v` to `rank` dims. Batch dims that are broadcasts (size 1, or stride 0 with a
+// larger size) become size-1 dims, which oneDNN broadcasts itself. Size-1 dims get the
+// stride a dense layout would give them, so that equivalent layouts share one primitive.
+Operand to_operand(const View& v, std::size_t rank) {
+  Operand op{memory::dims(rank, 1), memory::dims(rank, 0)};
+  const std::size_t lead = rank - v.shape.size();
+  for (std::size_t d = 0; d < v.shape.size(); ++d) {
+    const bool batch = d + 2 < v.shape.size();
+    const bool broadcast = batch && v.strides[d] == 0;
+    op.dims[lead + d] = broadcast ? 1 : v.shape[d];
+    op.strides[lead + d] = v.strides[d];
+  }
+  std::int64_t extent = 1;
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (op.dims[d] > 1) extent = std::max(extent, op.strides[d] * op.dims[d]);
+  }
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (op.dims[d] == 1) op.strides[d] = extent;
+  }
+  return op;
+}
+
+void check_shapes(const View& a, const View& b, const View& c) {
+  detail::check_view(a, "matmul", "lhs");
+  detail::check_view(b, "matmul", "rhs");
+  detail::check_view(c, "matmul", "out");
+  detail::check_same_dtype(a.dtype, b.dtype, "matmul");
+  detail::check_same_dtype(a.dtype, c.dtype, "matmul");
+  auto shapes = [&] {
+    return shape_string(a.shape) + " @ " + shape_string(b.shape) + " -> " + shape_string(c.shape);
+  };
+  if (a.rank() < 2 || b.rank() < 2 || c.rank() < 2) {
+    throw ShapeError("matmul: operands and result need at least 2 dims, got " + shapes());
+  }
+  if (a.rank() > c.rank() || b.rank() > c.rank()) {
+    throw ShapeError("matmul: the result has fewer batch dims than an operand: " + shapes());
+  }
+  const auto& as = a.shape;
+  const auto& bs = b.shape;
+  const auto& cs = c.shape;
+  const std::int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+  if (bs[bs.size() - 2] != k || cs[cs.size() - 2] != m || cs.back() != n) {
+    throw ShapeError("matmul: shapes do not fit: " + shapes());
+  }
+  // Batch dims: each operand's dim is c's or 1.
+  for (const View* v : {&a, &b}) {
+    const std::size_t lead = cs.size() - v->shape.size();
+    for (std::size_t d = 0; d + 2 < v->shape.size(); ++d) {
+      if (v->shape[d] != cs[lead + d] && v->shape[d] != 1) {
+        throw ShapeError("matmul: batch dims do not broadcast to the result's: " + shapes());
+      }
+    }
+  }
+}
+
+void matmul_f32(Context& ctx, const View& a, const View& b, const MutView& c, bool accumulate) {
+  const std::size_t rank = c.shape.size();
+  const Operand oa = to_operand(a, rank), ob = to_operand(b, rank), oc = to_operand(c, rank);
+  const auto f32 = memory::data_type::f32;
+  std::string key = accumulate ? "matmul+sum" : "matmul";
+  detail::append_key(key, oa.dims, oa.strides, f32);
+  detail::append_key(key, ob.dims, ob.strides, f32);
+  detail::append_key(key, oc.dims, oc.strides, f32);
+  const memory::desc a_md(oa.dims, f32, oa.strides), b_md(ob.dims, f32, ob.strides), c_md(oc.dims, f32, oc.strides);
+  auto& impl = ctx.impl();
+  const auto prim = detail::cached_primitive(key, [&] {
+    auto attr = detail::user_scratchpad_attr();
+    if (accumulate) {
+      dnnl::post_ops ops;
+      ops.append_sum(1.0f);
+      attr.set_post_ops(ops);
+    }
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, impl.engine);
+    return detail::CachedPrimitive{dnnl::matmul(pd), pd.scratchpad_desc()};
+  });
+  detail::execute(ctx, prim,
+                  {{DNNL_ARG_SRC, memory(a_md, impl.engine, const_cast<void*>(a.data))},
+                   {DNNL_ARG_WEIGHTS, memory(b_md, impl.engine, const_cast<void*>(b.data))},
+                   {DNNL_ARG_DST, memory(c_md, impl.engine, c.data)}});
+}
+
+// bf16/f16: widen to f32 in the context's buffers, multiply, round back once.
+void matmul_via_f32(Context& ctx, const View& a, const View& b, const MutView& c, bool accumulate) {
+  auto& impl = ctx.impl();
+  impl.f32_a.resize(static_cast<std::size_t>(a.size()));
+  impl.f32_b.resize(static_cast<std::size_t>(b.size()));
+  impl.f32_c.resize(static_cast<std::size_t>(c.size()));
+  const MutView a32 = MutView::contiguous(impl.f32_a.data(), DType::f32, a.shape);
+  const MutView b32 = MutView::contiguous(impl.f32_b.data(), DType::f32, b.shape);
+  const MutView c32 = MutView::contiguous(impl.f32_c.data(), DType::f32, c.shape);
+  copy(a, a32);
+  copy(b, b32);
+  if (accumulate) copy(c, c32);
+  matmul_f32(ctx, a32, b32, c32, accumulate);
+  copy(c32, c);
+}
+
+// `matrix`'s last two dims behind `result`'s batch dims: the shape an operand broadcasts to.
+Shape with_batch_of(const Shape& result, const Shape& matrix) {
+  Shape s(result.begin(), result.end() - 2);
+  s.push_back(matrix[matrix.size() - 2]);
+  s.push_back(matrix.back());
+  return s;
+}
+
+// Integer product, wrapping modulo 2^bits: the sum is formed in the unsigned type.
+template <typename I>
+void matmul_int(const View& a, const View& b, const MutView& c, bool accumulate) {
+  using U = std::make_unsigned_t<I>;
+  const std::size_t rank = c.shape.size();
+  const View ab = a.broadcast_to(with_batch_of(c.shape, a.shape));
+  const View bb = b.broadcast_to(with_batch_of(c.shape, b.shape));
+  const std::int64_t m = c.shape[rank - 2], n = c.shape[rank - 1], k = a.shape.back();
+  const std::int64_t batches = element_count(Shape(c.shape.begin(), c.shape.end() - 2));
+  Shape index(rank - 2, 0);
+  const auto* pa = static_cast<const I*>(ab.data);
+  const auto* pb = static_cast<const I*>(bb.data);
+  auto* pc = static_cast<I*>(c.data);
+  const auto as = ab.strides, bs = bb.strides, cs = c.strides;
+  for (std::int64_t batch = 0; batch < batches; ++batch) {
+    std::int64_t oa = 0, ob = 0, oc = 0;
+    for (std::size_t d = 0; d + 2 < rank; ++d) {
+      oa += index[d] * as[d];
+      ob += index[d] * bs[d];
+      oc += index[d] * cs[d];
+    }
+    for (std::int64_t i = 0; i < m; ++i) {
+      I* row = pc + oc + i * cs[rank - 2];
+      if (!accumulate) {
+        for (std::int64_t j = 0; j < n; ++j) row[j * cs[rank - 1]] = 0;
+      }
+      for (std::int64_t p = 0; p < k; ++p) {
+        const U aip = static_cast<U>(pa[oa + i * as[rank - 2] + p * as[rank - 1]]);
+        const I* brow = pb + ob + p * bs[rank - 2];
+        for (std::int64_t j = 0; j < n; ++j) {
+          I& out = row[j * cs[rank - 1]];
+          out = static_cast<I>(static_cast<U>(out) + aip * static_cast<U>(brow[j * bs[rank - 1]]));
+        }
+      }
+    }
+    for (std::size_t d = rank - 2; d-- > 0;) {
+      if (++index[d] < c.shape[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+void matmul(Context& ctx, const View& a, const View& b, const MutView& c, MatmulOptions options) {
+  check_shapes(a, b, c);
+  if (c.size() == 0) return;
+  if (a.shape.back() == 0) {  // empty contraction: the sum of nothing
+    if (!options.accumulate) fill(c, 0.0);
+    return;
+  }
+  switch (c.dtype) {
+    case DType::f32: return matmul_f32(ctx, a, b, c, options.accumulate);
+    case DType::bf16:
+    case DType::f16: return matmul_via_f32(ctx, a, b, c, options.accumulate);
+    case DType::i32: return matmul_int<std::int32_t>(a, b, c, options.accumulate);
+    case DType::i64: return matmul_int<std::int64_t>(a, b, c, options.accumulate);
+    case DType::boolean: detail::unsupported_dtype("matmul", c.dtype);
+  }
+}
+
+}  // namespace shard::kernels
