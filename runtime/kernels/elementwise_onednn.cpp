@@ -16,16 +16,15 @@ struct EltwiseAlgorithm {
   float beta = 0.0f;
 };
 
-// The unary ops oneDNN 2.6's eltwise computes with the same definition as JAX's.
+// The unary ops oneDNN 2.6's eltwise computes with the same definition as JAX's and within
+// 3 ulp of libm (measured over [-8, 8]). Its log (about 1e-4 relative error), gelu_tanh and
+// gelu_erf (2e-5, 3e-5) are too coarse to stay within the evaluator's tolerance: they loop.
 std::optional<EltwiseAlgorithm> eltwise_for(UnaryOp op) {
   switch (op) {
     case UnaryOp::exp: return EltwiseAlgorithm{algorithm::eltwise_exp};
-    case UnaryOp::log: return EltwiseAlgorithm{algorithm::eltwise_log};
     case UnaryOp::tanh: return EltwiseAlgorithm{algorithm::eltwise_tanh};
     case UnaryOp::sigmoid: return EltwiseAlgorithm{algorithm::eltwise_logistic};
     case UnaryOp::relu: return EltwiseAlgorithm{algorithm::eltwise_relu};
-    case UnaryOp::gelu: return EltwiseAlgorithm{algorithm::eltwise_gelu_tanh};
-    case UnaryOp::gelu_exact: return EltwiseAlgorithm{algorithm::eltwise_gelu_erf};
     case UnaryOp::sqrt: return EltwiseAlgorithm{algorithm::eltwise_sqrt};
     case UnaryOp::abs: return EltwiseAlgorithm{algorithm::eltwise_abs};
     case UnaryOp::square: return EltwiseAlgorithm{algorithm::eltwise_square};

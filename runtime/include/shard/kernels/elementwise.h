@@ -2,7 +2,7 @@
 // dims stretch) to the result's shape, which must be exactly the broadcast of the operands'.
 //
 // Where they run: f32 on dense operands of at least kOneDnnMinElements elements goes to oneDNN
-// (eltwise for exp, log, tanh, sigmoid, relu, gelu, sqrt, abs, square; binary for add, sub,
+// (eltwise for exp, tanh, sigmoid, relu, sqrt, abs, square; binary for add, sub,
 // mul, div with the second operand broadcast), which vectorises the transcendentals and spreads
 // large arrays over the device's OpenMP threads. Everything else is a loop: strided or small
 // operands, bf16/f16 (computed in f32, rounded to nearest even once per op), integers, bool,
@@ -35,7 +35,8 @@ enum class BinaryOp {
   add, sub, mul,
   div,        // true division for floats; truncating lax.div for integers
   max, min,   // NaN-propagating for floats, like lax.max/min
-  pow,        // floats: std::pow; integers: repeated squaring, wraps, negative exponent -> 0 (except base +-1)
+  pow,        // floats: std::pow; integers: JAX's _pow_int_int (binary exponentiation over the
+              // exponent's low six bits, wrapping; pow(0, y != 0) = 0)
   floor_div,  // Python's //
   mod,        // Python's %: the result has the divisor's sign
   logical_and, logical_or, logical_xor,  // bool: logical; integers: bitwise

@@ -1,0 +1,131 @@
+// copy/convert, transpose, fill, iota, dynamic_slice (JAX clamping), dynamic_update_slice,
+// concat and roll against direct index arithmetic.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "kernels_test_util.h"
+#include "shard/errors.h"
+#include "shard/kernels/data_movement.h"
+
+namespace sk = shard::kernels;
+using kt::Array;
+using shard::DType;
+using shard::Shape;
+
+TEST(KernelsDataMovement, ConvertBetweenEveryPairOfDtypes) {
+  const double values[] = {0.0, 1.0, -1.0, 2.5, -2.5, 3.75, 100.0, -7.0};
+  for (DType from : kt::all_dtypes()) {
+    for (DType to : kt::all_dtypes()) {
+      Array src(from, {8}), dst(to, {8});
+      for (int i = 0; i < 8; ++i) src.set(i, values[i]);
+      sk::copy(src.view(), dst.mut());
+      for (int i = 0; i < 8; ++i) {
+        const double v = src.get(i);  // the source's own value (integers truncated, bool 0/1)
+        double want;
+        if (to == DType::boolean) want = v != 0;
+        else if (shard::is_integer(to)) want = std::trunc(v);
+        else want = kt::round_to(to, v);
+        EXPECT_EQ(dst.get(i), want) << shard::dtype_name(from) << " -> " << shard::dtype_name(to) << " of " << v;
+      }
+    }
+  }
+}
+
+TEST(KernelsDataMovement, FloatToIntSaturatesAndMapsNanToZero) {
+  Array f(DType::f32, {5}), i(DType::i32, {5});
+  const double in[] = {3e9, -3e9, std::nan(""), -0.9, 2147483520.0};
+  for (int k = 0; k < 5; ++k) f.set(k, in[k]);
+  sk::copy(f.view(), i.mut());
+  EXPECT_EQ(i.get_int(0), INT32_MAX);
+  EXPECT_EQ(i.get_int(1), INT32_MIN);
+  EXPECT_EQ(i.get_int(2), 0);
+  EXPECT_EQ(i.get_int(3), 0);
+  EXPECT_EQ(i.get_int(4), 2147483520);
+  Array l(DType::i64, {1}), n(DType::i32, {1});
+  l.set_int(0, (std::int64_t{1} << 32) + 5);
+  sk::copy(l.view(), n.mut());  // int -> narrower int wraps
+  EXPECT_EQ(n.get_int(0), 5);
+}
+
+TEST(KernelsDataMovement, TransposeAndStridedCopy) {
+  Array a(DType::i32, {2, 3, 4}), t(DType::i32, {4, 2, 3});
+  for (int k = 0; k < 24; ++k) a.set_int(k, k);
+  sk::transpose(a.view(), {2, 0, 1}, t.mut());
+  for (int x = 0; x < 2; ++x)
+    for (int y = 0; y < 3; ++y)
+      for (int z = 0; z < 4; ++z) EXPECT_EQ(t.get_int((z * 2 + x) * 3 + y), (x * 3 + y) * 4 + z);
+  // A stepped slice a[:, ::2, 1:3] copied out.
+  Array s(DType::i32, {2, 2, 2});
+  sk::copy(a.view().sliced(1, 0, 2, 2).sliced(2, 1, 2), s.mut());
+  EXPECT_EQ(s.get_int(0), 1);
+  EXPECT_EQ(s.get_int(3), 10);
+  EXPECT_EQ(s.get_int(7), 22);
+  EXPECT_THROW(sk::transpose(a.view(), {0, 0, 1}, t.mut()), shard::ShapeError);
+  EXPECT_THROW(a.view().sliced(1, 2, 2), shard::ShapeError);
+}
+
+TEST(KernelsDataMovement, FillAndIota) {
+  Array a(DType::bf16, {3, 2});
+  sk::fill(a.mut(), 0.1);
+  EXPECT_EQ(a.get(5), kt::round_to(DType::bf16, 0.1));
+  Array r(DType::i32, {2, 3});
+  sk::iota(r.mut(), 1);
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(r.get_int(k), k % 3);
+  sk::iota(r.mut(), -2);
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(r.get_int(k), k / 3);
+  Array big(DType::i64, {1});
+  sk::fill_int(big.mut(), INT64_MIN);
+  EXPECT_EQ(big.get_int(0), INT64_MIN);
+  EXPECT_THROW(sk::iota(r.mut(), 2), shard::ShapeError);
+}
+
+TEST(KernelsDataMovement, DynamicSliceClampsStartsLikeJax) {
+  Array a(DType::f32, {5, 4});
+  for (int k = 0; k < 20; ++k) a.set(k, k);
+  Array s(DType::f32, {2, 3});
+  // Starts (4, -3) clamp to (3, 0); (1, 1) is in range; (100, 100) clamps to (3, 1).
+  const std::vector<std::pair<std::vector<std::int64_t>, std::pair<int, int>>> cases = {
+      {{4, -3}, {3, 0}}, {{1, 1}, {1, 1}}, {{100, 100}, {3, 1}}};
+  for (const auto& [starts, at] : cases) {
+    sk::dynamic_slice(a.view(), starts, s.mut());
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j) EXPECT_EQ(s.get(i * 3 + j), (at.first + i) * 4 + at.second + j);
+  }
+  Array too_big(DType::f32, {6, 1});
+  EXPECT_THROW(sk::dynamic_slice(a.view(), {0, 0}, too_big.mut()), shard::ShapeError);
+  EXPECT_THROW(sk::dynamic_slice(a.view(), {0}, s.mut()), shard::ShapeError);
+}
+
+TEST(KernelsDataMovement, DynamicUpdateSliceClampsAndWritesInPlace) {
+  Array a(DType::i32, {4, 4}), u(DType::i32, {2, 2});
+  for (int k = 0; k < 4; ++k) u.set_int(k, 100 + k);
+  sk::dynamic_update_slice(a.mut(), u.view(), {3, -1});  // clamps to (2, 0)
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      const bool inside = i >= 2 && j < 2;
+      EXPECT_EQ(a.get_int(i * 4 + j), inside ? 100 + (i - 2) * 2 + j : 0);
+    }
+}
+
+TEST(KernelsDataMovement, ConcatAndRoll) {
+  Array a(DType::f16, {2, 1}), b(DType::f16, {2, 3}), c(DType::f16, {2, 4});
+  for (int k = 0; k < 2; ++k) a.set(k, -1 - k);
+  for (int k = 0; k < 6; ++k) b.set(k, k);
+  sk::concat({a.view(), b.view()}, -1, c.mut());
+  const double want[] = {-1, 0, 1, 2, -2, 3, 4, 5};
+  for (int k = 0; k < 8; ++k) EXPECT_EQ(c.get(k), want[k]);
+  Array wrong(DType::f16, {2, 5});
+  EXPECT_THROW(sk::concat({a.view(), b.view()}, 1, wrong.mut()), shard::ShapeError);
+  // jnp.roll(arange(5), 2) = [3 4 0 1 2]; roll by -7 = roll by 3 = [2 3 4 0 1].
+  Array x(DType::i64, {5}), y(DType::i64, {5});
+  for (int k = 0; k < 5; ++k) x.set_int(k, k);
+  sk::roll(x.view(), 2, 0, y.mut());
+  const int r2[] = {3, 4, 0, 1, 2};
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(y.get_int(k), r2[k]);
+  sk::roll(x.view(), -7, 0, y.mut());
+  const int r3[] = {2, 3, 4, 0, 1};
+  for (int k = 0; k < 5; ++k) EXPECT_EQ(y.get_int(k), r3[k]);
+  Array e(DType::i64, {0}), e2(DType::i64, {0});
+  EXPECT_NO_THROW(sk::roll(e.view(), 3, 0, e2.mut()));
+}
