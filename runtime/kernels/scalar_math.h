@@ -127,3 +127,9 @@ inline I int_unary(UnaryOp op, I x, DType dtype) {
 }
 
 }  // namespace shard::kernels::detail
+
+namespace shard::kernels::detail {
+// Reduction steps with lax.max/min's NaN propagation, as plain functions (usable as folds).
+inline float float_max_value(float acc, float v) { return float_max(acc, v); }
+inline float float_min_value(float acc, float v) { return float_min(acc, v); }
+}  // namespace shard::kernels::detail

@@ -10,6 +10,11 @@
 
 namespace shard::kernels {
 
+// Below this many elements, elementwise ops, reductions and softmax loop on the calling thread
+// instead of calling oneDNN: its per-call cost (memory objects, a stream wait) outweighs the
+// work, and small arrays gain nothing from spreading over OpenMP threads.
+inline constexpr std::int64_t kOneDnnMinElements = 4096;
+
 class Context {
  public:
   Context();

@@ -20,8 +20,6 @@
 
 namespace shard::kernels {
 
-inline constexpr std::int64_t kOneDnnMinElements = 4096;
-
 enum class UnaryOp {
   neg, abs, sign, square, sqrt, rsqrt, exp, log, log1p, expm1, tanh, sigmoid, relu,
   gelu,        // jax.nn.gelu's default: the tanh approximation
