@@ -1,0 +1,60 @@
+// A global sharded array: its type (dtype, global shape, sharding) and the blocks of the devices
+// this process addresses. In-process every device of the mesh is addressable; nothing here
+// assumes it, so an MPI backend can hold only its ranks' blocks. from_host/to_host are the only
+// global-view operations.
+#pragma once
+
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "shard/errors.h"
+#include "shard/sharding.h"
+#include "shard/tensor.h"
+
+namespace shard {
+
+class Runtime;
+
+class Array {
+ public:
+  // Zero-filled blocks for every addressable device of the type's mesh.
+  static Array zeros(const Runtime& rt, ArrayType type);
+  // Cuts a row-major host array of the global shape into the addressable devices' blocks.
+  static Array from_host(const Runtime& rt, ArrayType type, const void* host);
+  template <class T>
+  static Array from_host(const Runtime& rt, ArrayType type, const std::vector<T>& host) {
+    check_host_elements(type, sizeof(T), host.size());
+    return from_host(rt, std::move(type), static_cast<const void*>(host.data()));
+  }
+
+  // Writes the global array, row-major, into `host` (numel * dtype size bytes). Needs one
+  // addressable replica of every block (ArgumentError otherwise).
+  void to_host(void* host) const;
+  template <class T>
+  std::vector<T> to_host() const {
+    check_host_elements(type_, sizeof(T), static_cast<std::size_t>(shape_numel(type_.shape)));
+    std::vector<T> out(static_cast<std::size_t>(shape_numel(type_.shape)));
+    to_host(static_cast<void*>(out.data()));
+    return out;
+  }
+
+  const ArrayType& type() const { return type_; }
+  const Mesh& mesh() const { return type_.sharding.mesh(); }
+  bool addressable(int device) const;
+  // The block of `device`; ArgumentError when the device is not in the mesh or not addressable.
+  Tensor& block(int device);
+  const Tensor& block(int device) const;
+  // Replaces a block; ShapeError unless it has the type's dtype and block shape.
+  void set_block(int device, Tensor block);
+
+ private:
+  Array(ArrayType type, int addressable_devices);
+  static void check_host_elements(const ArrayType& type, std::size_t element_size, std::size_t count);
+  std::size_t slot(int device) const;
+
+  ArrayType type_;
+  std::vector<std::optional<Tensor>> blocks_;  // one per mesh device, empty when not addressable
+};
+
+}  // namespace shard

@@ -1,0 +1,46 @@
+// What a device's part of a Runtime::run call sees: its id, the call's mesh, its coordinates,
+// the groups it belongs to, and the communicator. Valid only inside the call.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "shard/communicator.h"
+#include "shard/group.h"
+#include "shard/mesh.h"
+
+namespace shard {
+
+class Device {
+ public:
+  Device(int id, Communicator& comm) : id_(id), comm_(&comm) {}
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  int id() const { return id_; }
+  const Mesh& mesh() const { return *mesh_; }
+  Communicator& comm() { return *comm_; }
+  // JAX's axis_index / axis_size over one or several axes, linearised in the order given.
+  int axis_index(const Axes& axes) const { return axes_index(*mesh_, axes, id_); }
+  int axis_size(const Axes& axes) const { return axes_size(*mesh_, axes); }
+  // This device's group for a collective over `axes`; computed once per mesh and cached, so the
+  // reference stays valid for the whole call.
+  const Group& group(const Axes& axes);
+
+  // Used by the Runtime at the start of each call.
+  void begin_call(const Mesh& mesh);
+
+ private:
+  struct CachedGroup {
+    std::vector<std::string> names;
+    Group group;
+  };
+  int id_;
+  Communicator* comm_;
+  const Mesh* mesh_ = nullptr;
+  std::optional<Mesh> cached_for_;  // the mesh the cached groups belong to
+  std::vector<std::unique_ptr<CachedGroup>> groups_;
+};
+
+}  // namespace shard

@@ -1,0 +1,64 @@
+// The Runtime owns one persistent thread per device, created once and reused by every call.
+//
+//   shard::Runtime rt{8};
+//   rt.run(mesh, [&](shard::Device& dev) { ... });   // fn runs once on every device of the mesh
+//
+// run() returns when every device of the mesh has finished. Calls on disjoint device sets may
+// run at the same time (from different caller threads); calls sharing a device are serialised.
+// If any device throws, every device blocked in a collective is woken and unwound, and run()
+// throws shard::DeviceError with the first error's message and device.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "shard/communicator.h"
+#include "shard/device.h"
+#include "shard/mesh.h"
+
+namespace shard {
+
+class Runtime {
+ public:
+  // `cores` = 0 means std::thread::hardware_concurrency(). Each device thread gets
+  // max(1, cores / devices) OpenMP threads, so local math never oversubscribes the machine.
+  explicit Runtime(int devices, int cores = 0);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  int num_devices() const { return static_cast<int>(workers_.size()); }
+  int omp_threads_per_device() const { return omp_threads_; }
+  Communicator& communicator() { return *comm_; }
+
+  template <class Fn>
+  void run(const Mesh& mesh, Fn&& fn) {
+    using F = std::remove_reference_t<Fn>;
+    run_erased(mesh, [](void* ctx, Device& dev) { (*static_cast<F*>(ctx))(dev); }, const_cast<void*>(static_cast<const void*>(&fn)));
+  }
+
+ private:
+  struct Call;
+  struct Worker;
+  using Erased = void (*)(void*, Device&);
+
+  void run_erased(const Mesh& mesh, Erased fn, void* ctx);
+  void worker_loop(Worker& w);
+  void acquire(const Mesh& mesh);
+  void release(const Mesh& mesh);
+
+  int omp_threads_;
+  std::unique_ptr<Communicator> comm_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::mutex busy_mutex_;
+  std::condition_variable busy_cv_;
+  std::vector<char> busy_;  // per device: held by a call in progress
+};
+
+}  // namespace shard

@@ -1,0 +1,75 @@
+// A local block: dtype, shape and an owned, contiguous, row-major, 64-byte aligned buffer.
+// Tensors are values: copying copies the data; moving is cheap.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "shard/dtype.h"
+
+namespace shard {
+
+std::int64_t shape_numel(const Shape& shape);  // throws ShapeError for a negative size
+std::string shape_string(const Shape& shape);  // "(2, 3)"
+
+class Tensor {
+ public:
+  Tensor() = default;  // an empty f32 tensor of shape (0)
+  // Zero-filled.
+  Tensor(DType dtype, Shape shape);
+  // Uninitialised: for outputs that are about to be overwritten entirely.
+  static Tensor uninitialized(DType dtype, Shape shape);
+  // Copies numel * dtype_size bytes from `src`.
+  static Tensor from_bytes(DType dtype, Shape shape, const void* src);
+
+  Tensor(const Tensor& other);
+  Tensor& operator=(const Tensor& other);
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(Tensor&&) noexcept = default;
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int rank() const { return static_cast<int>(shape_.size()); }
+  std::int64_t dim(int d) const { return shape_.at(d); }
+  std::int64_t numel() const { return numel_; }
+  std::size_t nbytes() const { return static_cast<std::size_t>(numel_) * dtype_size(dtype_); }
+
+  void* data() { return data_.get(); }
+  const void* data() const { return data_.get(); }
+  std::byte* bytes() { return static_cast<std::byte*>(data()); }
+  const std::byte* bytes() const { return static_cast<const std::byte*>(data()); }
+  // Typed access; throws ArgumentError when sizeof(T) does not match the dtype (bf16/f16 are
+  // std::uint16_t bit patterns, bool is std::uint8_t or bool).
+  template <class T>
+  T* as() {
+    check_element(sizeof(T));
+    return static_cast<T*>(data());
+  }
+  template <class T>
+  const T* as() const {
+    check_element(sizeof(T));
+    return static_cast<const T*>(data());
+  }
+
+  // Same data, new shape of equal element count (ShapeError otherwise).
+  Tensor reshaped(Shape shape) &&;
+  void fill_zero();
+  bool same_bytes(const Tensor& other) const;  // equal dtype, shape and bytes
+  std::string type_string() const;              // "int32(2, 3)"
+
+ private:
+  struct Free {
+    void operator()(void* p) const noexcept;
+  };
+  Tensor(DType dtype, Shape shape, bool zero);
+  void check_element(std::size_t size) const;
+
+  DType dtype_ = DType::f32;
+  Shape shape_{0};
+  std::int64_t numel_ = 0;
+  std::unique_ptr<void, Free> data_;
+};
+
+}  // namespace shard

@@ -1,0 +1,80 @@
+#include "shard/array.h"
+
+#include "copy_box.h"
+#include "shard/runtime.h"
+
+namespace shard {
+
+Array::Array(ArrayType type, int addressable_devices) : type_(std::move(type)) {
+  const Mesh& mesh = type_.sharding.mesh();
+  if (mesh.end_device() > addressable_devices)
+    throw ArgumentError("the mesh " + mesh.to_string() + " of " + type_.to_string() + " needs devices up to " +
+                        std::to_string(mesh.end_device() - 1) + " but the runtime has " +
+                        std::to_string(addressable_devices));
+  blocks_.resize(mesh.size());
+  const Shape block_shape = type_.block_shape();
+  for (int d = mesh.first_device(); d < mesh.end_device(); ++d) blocks_[slot(d)].emplace(type_.dtype, block_shape);
+}
+
+void Array::check_host_elements(const ArrayType& type, std::size_t element_size, std::size_t count) {
+  if (element_size != dtype_size(type.dtype))
+    throw ArgumentError("host elements of " + std::to_string(element_size) + " bytes do not match " + type.to_string());
+  if (count != static_cast<std::size_t>(shape_numel(type.shape)))
+    throw ArgumentError("a host array of " + std::to_string(count) + " elements does not match " + type.to_string());
+}
+
+std::size_t Array::slot(int device) const {
+  if (!mesh().contains(device))
+    throw ArgumentError("device " + std::to_string(device) + " is not in the mesh " + mesh().to_string() + " of " +
+                        type_.to_string());
+  return static_cast<std::size_t>(device - mesh().first_device());
+}
+
+bool Array::addressable(int device) const { return mesh().contains(device) && blocks_[slot(device)].has_value(); }
+
+Tensor& Array::block(int device) {
+  auto& b = blocks_[slot(device)];
+  if (!b) throw ArgumentError("the block of device " + std::to_string(device) + " is not addressable in this process");
+  return *b;
+}
+
+const Tensor& Array::block(int device) const { return const_cast<Array*>(this)->block(device); }
+
+void Array::set_block(int device, Tensor block) {
+  const Shape expected = type_.block_shape();
+  if (block.dtype() != type_.dtype || block.shape() != expected)
+    throw ShapeError("device " + std::to_string(device) + "'s block of " + type_.to_string() + " must be " +
+                     std::string(dtype_name(type_.dtype)) + shape_string(expected) + ", got " + block.type_string());
+  blocks_[slot(device)] = std::move(block);
+}
+
+Array Array::zeros(const Runtime& rt, ArrayType type) { return Array(std::move(type), rt.num_devices()); }
+
+Array Array::from_host(const Runtime& rt, ArrayType type, const void* host) {
+  Array a(std::move(type), rt.num_devices());
+  const Shape& global = a.type_.shape;
+  const Shape block_shape = a.type_.block_shape();
+  const Shape zero(block_shape.size(), 0);
+  for (int d = a.mesh().first_device(); d < a.mesh().end_device(); ++d) {
+    if (!a.addressable(d)) continue;
+    detail::copy_box(static_cast<const std::byte*>(host), global, a.type_.sharding.block_offset(global, d),
+                     a.block(d).bytes(), block_shape, zero, block_shape, dtype_size(a.type_.dtype));
+  }
+  return a;
+}
+
+void Array::to_host(void* host) const {
+  const Shape& global = type_.shape;
+  const Shape block_shape = type_.block_shape();
+  const Shape zero(block_shape.size(), 0);
+  for (int d = mesh().first_device(); d < mesh().end_device(); ++d) {
+    if (!type_.sharding.is_primary_replica(d)) continue;  // one copy of each block is enough
+    if (!addressable(d))
+      throw ArgumentError("to_host of " + type_.to_string() + " needs the block of device " + std::to_string(d) +
+                          ", which this process does not address");
+    detail::copy_box(block(d).bytes(), block_shape, zero, static_cast<std::byte*>(host), global,
+                     type_.sharding.block_offset(global, d), block_shape, dtype_size(type_.dtype));
+  }
+}
+
+}  // namespace shard

@@ -1,0 +1,68 @@
+// psum, pmean, pmax, pmin: all_reduce over the group.
+#include "collective_plan.h"
+#include "shard/errors.h"
+
+namespace shard {
+
+namespace {
+
+detail::Plan reduce_plan(Device& dev, const Tensor& x, const Axes& axes, ReduceOp reduce, bool mean) {
+  detail::Plan plan;
+  plan.group = &dev.group(axes);
+  plan.op.kind = CollectiveKind::all_reduce;
+  plan.op.reduce = reduce;
+  plan.result_shape = x.shape();
+  // psum of bool counts in int32 (JAX); bool max/min stay bool (or/and).
+  plan.wire_dtype = (x.dtype() == DType::boolean && reduce == ReduceOp::sum) ? DType::i32 : x.dtype();
+  plan.result_dtype = plan.wire_dtype;
+  if (mean) {
+    plan.mean = true;
+    if (!is_floating(plan.wire_dtype)) plan.result_dtype = DType::f32;  // integer mean is f32
+  }
+  return plan;
+}
+
+}  // namespace
+
+Tensor psum(Device& dev, const Tensor& x, const Axes& axes) {
+  auto plan = reduce_plan(dev, x, axes, ReduceOp::sum, false);
+  return detail::run_plan(dev, x, plan);
+}
+void psum(Device& dev, const Tensor& x, const Axes& axes, Tensor& out) {
+  auto plan = reduce_plan(dev, x, axes, ReduceOp::sum, false);
+  detail::run_plan_into(dev, x, plan, out, "psum");
+}
+Tensor pmean(Device& dev, const Tensor& x, const Axes& axes) {
+  auto plan = reduce_plan(dev, x, axes, ReduceOp::sum, true);
+  return detail::run_plan(dev, x, plan);
+}
+Tensor pmax(Device& dev, const Tensor& x, const Axes& axes) {
+  auto plan = reduce_plan(dev, x, axes, ReduceOp::max, false);
+  return detail::run_plan(dev, x, plan);
+}
+void pmax(Device& dev, const Tensor& x, const Axes& axes, Tensor& out) {
+  auto plan = reduce_plan(dev, x, axes, ReduceOp::max, false);
+  detail::run_plan_into(dev, x, plan, out, "pmax");
+}
+Tensor pmin(Device& dev, const Tensor& x, const Axes& axes) {
+  auto plan = reduce_plan(dev, x, axes, ReduceOp::min, false);
+  return detail::run_plan(dev, x, plan);
+}
+void pmin(Device& dev, const Tensor& x, const Axes& axes, Tensor& out) {
+  auto plan = reduce_plan(dev, x, axes, ReduceOp::min, false);
+  detail::run_plan_into(dev, x, plan, out, "pmin");
+}
+Pending start_psum(Device& dev, const Tensor& x, const Axes& axes) {
+  return detail::start_plan(dev, x, reduce_plan(dev, x, axes, ReduceOp::sum, false));
+}
+Pending start_pmean(Device& dev, const Tensor& x, const Axes& axes) {
+  return detail::start_plan(dev, x, reduce_plan(dev, x, axes, ReduceOp::sum, true));
+}
+Pending start_pmax(Device& dev, const Tensor& x, const Axes& axes) {
+  return detail::start_plan(dev, x, reduce_plan(dev, x, axes, ReduceOp::max, false));
+}
+Pending start_pmin(Device& dev, const Tensor& x, const Axes& axes) {
+  return detail::start_plan(dev, x, reduce_plan(dev, x, axes, ReduceOp::min, false));
+}
+
+}  // namespace shard

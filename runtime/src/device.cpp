@@ -1,0 +1,27 @@
+#include "shard/device.h"
+
+namespace shard {
+
+void Device::begin_call(const Mesh& mesh) {
+  mesh_ = &mesh;
+  if (!cached_for_ || !(*cached_for_ == mesh)) {
+    cached_for_ = mesh;
+    groups_.clear();
+  }
+}
+
+const Group& Device::group(const Axes& axes) {
+  for (const auto& cached : groups_) {
+    if (static_cast<int>(cached->names.size()) != axes.size()) continue;
+    bool same = true;
+    for (int i = 0; i < axes.size() && same; ++i) same = cached->names[i] == axes[i];
+    if (same) return cached->group;
+  }
+  auto entry = std::make_unique<CachedGroup>();
+  entry->group = make_group(*mesh_, axes, id_);  // validates the names first
+  for (auto name : axes) entry->names.emplace_back(name);
+  groups_.push_back(std::move(entry));
+  return groups_.back()->group;
+}
+
+}  // namespace shard

@@ -1,0 +1,314 @@
+#include "inprocess_communicator.h"
+
+#include <cstring>
+#include <string>
+
+#include "copy_box.h"
+#include "reduce_elements.h"
+#include "shard/errors.h"
+#include "wait.h"
+
+namespace shard {
+
+std::string_view collective_name(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::all_reduce: return "all_reduce";
+    case CollectiveKind::all_gather: return "all_gather";
+    case CollectiveKind::reduce_scatter: return "reduce_scatter";
+    case CollectiveKind::all_to_all: return "all_to_all";
+    case CollectiveKind::permute: return "ppermute";
+    case CollectiveKind::ragged_all_to_all: return "ragged_all_to_all";
+    case CollectiveKind::barrier: return "barrier";
+  }
+  return "?";
+}
+
+}  // namespace shard
+
+namespace shard::detail {
+
+namespace {
+constexpr std::uint32_t kAbort = 0x80000000u;
+// Below this many bytes per device an all_reduce is done by every device over the whole array
+// (one rendezvous); above it each device reduces 1/n and then copies the others' shares
+// (two rendezvous, n times less reading).
+constexpr std::size_t kAllReduceSplitBytes = 32 * 1024;
+}  // namespace
+
+InProcessCommunicator::InProcessCommunicator(int devices)
+    : channels_(std::make_unique<Channel[]>(devices)), devices_(devices) {}
+
+void InProcessCommunicator::begin_call(std::span<const int> devices, std::atomic<bool>* aborted) {
+  for (int d : devices) {
+    channels_[d].aborted = aborted;
+    channels_[d].call_devices = devices;
+    channels_[d].started = 0;
+  }
+}
+
+void InProcessCommunicator::abort_call(std::span<const int> devices) noexcept {
+  for (int d : devices)
+    for (Slot& s : channels_[d].slots)
+      for (auto* word : {&s.ready, &s.stage, &s.finished}) {
+        word->fetch_or(kAbort, std::memory_order_seq_cst);
+        word->notify_all();
+      }
+}
+
+void InProcessCommunicator::end_call(std::span<const int> devices) noexcept {
+  // Every device of the call has returned: nobody reads these words until the next call.
+  for (int d : devices)
+    for (Slot& s : channels_[d].slots) {
+      s.ready.store(0, std::memory_order_relaxed);
+      s.acquired.store(0, std::memory_order_relaxed);
+      s.stage.store(0, std::memory_order_relaxed);
+      s.finished.store(0, std::memory_order_relaxed);
+      s.op = nullptr;
+      s.group = nullptr;
+      s.open = false;
+    }
+}
+
+void InProcessCommunicator::publish(std::atomic<std::uint32_t>& word, std::uint32_t tag) {
+  // Set the word to `tag`, keeping a kAbort bit that abort_call may have set concurrently.
+  std::uint32_t v = word.load(std::memory_order_relaxed);
+  while (!word.compare_exchange_weak(v, tag | (v & kAbort), std::memory_order_seq_cst)) {
+  }
+  word.notify_all();
+}
+
+bool InProcessCommunicator::wait_for(int device, std::atomic<std::uint32_t>& word, std::uint32_t tag) {
+  std::uint32_t v = word.load(std::memory_order_acquire);
+  for (int spin = 0;; ++spin) {
+    if ((v & ~kAbort) >= tag) return true;
+    if ((v & kAbort) && aborted(device)) return false;
+    if (spin < kSpinIterations) {
+      cpu_relax();
+    } else {
+      word.wait(v, std::memory_order_acquire);
+    }
+    v = word.load(std::memory_order_acquire);
+  }
+}
+
+Ticket InProcessCommunicator::start(int device, const Group& group, const CollectiveOp& op) {
+  Channel& ch = channels_[device];
+  const std::uint32_t tag = ++ch.started;
+  Slot& mine = ch.slots[(tag - 1) % kSlots];
+  if (mine.open) {
+    --ch.started;
+    throw ArgumentError("more than " + std::to_string(kSlots) + " collectives started and not yet waited for");
+  }
+  SHARD_ASSERT(group.members.at(group.rank) == device, "group does not belong to this device");
+  mine.op = &op;
+  mine.group = &group;
+  mine.open = true;
+  publish(mine.ready, tag);
+  return Ticket{tag};
+}
+
+void InProcessCommunicator::check_peers_match(int device, const Group& group, std::uint32_t tag) {
+  const CollectiveOp& op = *peer_slot(device, tag).op;
+  for (int r = 0; r < group.size(); ++r) {
+    const Slot& peer = peer_slot(group.members[r], tag);
+    const CollectiveOp& other = *peer.op;
+    const bool same_group = peer.group->members == group.members;
+    const bool same_kind = other.kind == op.kind;
+    const bool same_input = op.kind == CollectiveKind::barrier || op.kind == CollectiveKind::ragged_all_to_all ||
+                            (other.input->dtype() == op.input->dtype() && other.input->numel() == op.input->numel());
+    if (!same_group || !same_kind || !same_input)
+      throw ArgumentError("devices " + std::to_string(device) + " and " + std::to_string(group.members[r]) +
+                          " reached different collectives at the same point: " + std::string(collective_name(op.kind)) +
+                          " over " + group.axes + " of " + (op.input ? op.input->type_string() : "nothing") + " and " +
+                          std::string(collective_name(other.kind)) + " over " + peer.group->axes + " of " +
+                          (other.input ? other.input->type_string() : "nothing"));
+  }
+}
+
+void InProcessCommunicator::finish(int device, Ticket ticket) {
+  const std::uint32_t tag = ticket.sequence;
+  Slot& mine = peer_slot(device, tag);
+  SHARD_ASSERT(mine.open, "finish of a collective that was not started");
+  const Group& group = *mine.group;
+  for (int member : group.members) {
+    if (member != device && !wait_for(device, peer_slot(member, tag).ready, tag)) {
+      release(device, group, tag);
+      throw CallAborted{};
+    }
+  }
+  // From here on this device reads its peers' operations and buffers.
+  mine.acquired.store(tag, std::memory_order_seq_cst);
+  if (aborted(device)) {
+    release(device, group, tag);
+    throw CallAborted{};
+  }
+  try {
+    check_peers_match(device, group, tag);
+    execute(device, group, *mine.op, tag);
+  } catch (...) {
+    release(device, group, tag);
+    throw;
+  }
+  release(device, group, tag);
+}
+
+void InProcessCommunicator::cancel(int device, Ticket ticket) noexcept {
+  Slot& mine = peer_slot(device, ticket.sequence);
+  if (!mine.open) return;
+  Channel& ch = channels_[device];
+  ch.aborted->store(true, std::memory_order_seq_cst);
+  abort_call(ch.call_devices);
+  release(device, *mine.group, ticket.sequence);
+}
+
+void InProcessCommunicator::release(int device, const Group& group, std::uint32_t tag) noexcept {
+  Slot& mine = peer_slot(device, tag);
+  publish(mine.finished, tag);
+  for (int member : group.members) {
+    if (member == device) continue;
+    Slot& peer = peer_slot(member, tag);
+    if (wait_for(device, peer.finished, tag)) continue;
+    // Aborted: a peer that already acquired may be copying from my buffers right now; let it end.
+    if (peer.acquired.load(std::memory_order_seq_cst) >= tag) {
+      std::uint32_t v;
+      while (((v = peer.finished.load(std::memory_order_acquire)) & ~kAbort) < tag) peer.finished.wait(v);
+    }
+  }
+  mine.open = false;
+}
+
+void InProcessCommunicator::stage_barrier(int device, const Group& group, std::uint32_t tag) {
+  publish(peer_slot(device, tag).stage, tag);
+  for (int member : group.members)
+    if (member != device && !wait_for(device, peer_slot(member, tag).stage, tag)) throw CallAborted{};
+}
+
+void InProcessCommunicator::execute(int device, const Group& group, const CollectiveOp& op, std::uint32_t tag) {
+  switch (op.kind) {
+    case CollectiveKind::all_reduce: return run_all_reduce(device, group, op, tag);
+    case CollectiveKind::all_gather: return run_all_gather(group, op, tag);
+    case CollectiveKind::reduce_scatter: return run_reduce_scatter(group, op, tag);
+    case CollectiveKind::all_to_all: return run_all_to_all(group, op, tag);
+    case CollectiveKind::permute: return run_permute(group, op, tag);
+    case CollectiveKind::ragged_all_to_all: return run_ragged_all_to_all(group, op, tag);
+    case CollectiveKind::barrier: return;
+  }
+}
+
+void InProcessCommunicator::run_all_reduce(int device, const Group& group, const CollectiveOp& op, std::uint32_t tag) {
+  const int n = group.size();
+  const DType dtype = op.input->dtype();
+  const std::size_t esize = dtype_size(dtype);
+  const std::int64_t count = op.input->numel();
+  std::byte* out = op.output->bytes();
+  std::byte* inputs[64];
+  std::vector<const std::byte*> many;
+  const std::byte** in = const_cast<const std::byte**>(inputs);
+  if (n > 64) {
+    many.resize(n);
+    in = many.data();
+  }
+  for (int r = 0; r < n; ++r) in[r] = peer_op(group, r, tag).input->bytes();
+
+  if (static_cast<std::size_t>(count) * esize <= kAllReduceSplitBytes || n == 1) {
+    reduce_elements(dtype, op.reduce, in, n, out, count);
+    return;
+  }
+  // Share r of the elements, on 64-byte boundaries.
+  const std::int64_t align = std::max<std::int64_t>(1, 64 / static_cast<std::int64_t>(esize));
+  auto share_begin = [&](int r) { return std::min(count, (count * r / n + align - 1) / align * align); };
+  const std::int64_t lo = share_begin(group.rank), hi = share_begin(group.rank + 1);
+  if (hi > lo) {
+    const std::byte* shifted[64];
+    std::vector<const std::byte*> shifted_many(n > 64 ? n : 0);
+    const std::byte** s = n > 64 ? shifted_many.data() : shifted;
+    for (int r = 0; r < n; ++r) s[r] = in[r] + lo * esize;
+    reduce_elements(dtype, op.reduce, s, n, out + lo * esize, hi - lo);
+  }
+  stage_barrier(device, group, tag);
+  for (int r = 0; r < n; ++r) {
+    if (r == group.rank) continue;
+    const std::int64_t b = share_begin(r), e = share_begin(r + 1);
+    if (e > b) std::memcpy(out + b * esize, peer_op(group, r, tag).output->bytes() + b * esize, (e - b) * esize);
+  }
+}
+
+void InProcessCommunicator::run_all_gather(const Group& group, const CollectiveOp& op, std::uint32_t tag) {
+  const int n = group.size();
+  const std::size_t chunk = op.input->nbytes() / op.outer;  // bytes per outer index per device
+  std::byte* out = op.output->bytes();
+  if (chunk == 0) return;
+  for (int r = 0; r < n; ++r) {
+    const std::byte* in = peer_op(group, r, tag).input->bytes();
+    for (std::int64_t o = 0; o < op.outer; ++o) std::memcpy(out + (o * n + r) * chunk, in + o * chunk, chunk);
+  }
+}
+
+void InProcessCommunicator::run_reduce_scatter(const Group& group, const CollectiveOp& op, std::uint32_t tag) {
+  const int n = group.size();
+  const DType dtype = op.input->dtype();
+  const std::size_t esize = dtype_size(dtype);
+  const std::int64_t inner = op.output->numel() / op.outer;  // elements per outer index in the output
+  std::vector<const std::byte*> in(n);
+  for (int r = 0; r < n; ++r) in[r] = peer_op(group, r, tag).input->bytes();
+  std::vector<const std::byte*> shifted(n);
+  for (std::int64_t o = 0; o < op.outer; ++o) {
+    for (int r = 0; r < n; ++r) shifted[r] = in[r] + ((o * n + group.rank) * inner) * esize;
+    reduce_elements(dtype, op.reduce, shifted.data(), n, op.output->bytes() + o * inner * esize, inner);
+  }
+}
+
+void InProcessCommunicator::run_all_to_all(const Group& group, const CollectiveOp& op, std::uint32_t tag) {
+  const int n = group.size();
+  const std::size_t esize = dtype_size(op.input->dtype());
+  Shape chunk = op.in_shape;
+  chunk[op.split_axis] /= n;
+  Shape src_offset(chunk.size(), 0), dst_offset(chunk.size(), 0);
+  src_offset[op.split_axis] = group.rank * chunk[op.split_axis];
+  for (int k = 0; k < n; ++k) {
+    dst_offset[op.concat_axis] = k * chunk[op.concat_axis];
+    copy_box(peer_op(group, k, tag).input->bytes(), op.in_shape, src_offset, op.output->bytes(), op.out_shape, dst_offset,
+             chunk, esize);
+  }
+}
+
+void InProcessCommunicator::run_permute(const Group& group, const CollectiveOp& op, std::uint32_t tag) {
+  for (const auto& [source, destination] : op.perm) {
+    if (destination == group.rank) {
+      std::memcpy(op.output->data(), peer_op(group, source, tag).input->data(), op.output->nbytes());
+      return;
+    }
+  }
+  op.output->fill_zero();
+}
+
+void InProcessCommunicator::run_ragged_all_to_all(const Group& group, const CollectiveOp& op, std::uint32_t tag) {
+  const int n = group.size();
+  const std::size_t row_bytes = static_cast<std::size_t>(op.row_elements) * dtype_size(op.output->dtype());
+  const std::int64_t out_rows = op.output->dim(0);
+  for (int k = 0; k < n; ++k) {
+    const CollectiveOp& sender = peer_op(group, k, tag);
+    if (sender.input->dtype() != op.output->dtype() || sender.row_elements != op.row_elements)
+      throw ShapeError("ragged_all_to_all: device " + std::to_string(group.members[k]) + " sends " +
+                       sender.input->type_string() + " rows but this device's output is " + op.output->type_string());
+    const std::int64_t in_offset = sender.input_offsets[group.rank];
+    const std::int64_t size = sender.send_sizes[group.rank];
+    const std::int64_t out_offset = sender.output_offsets[group.rank];
+    if (size != op.recv_sizes[k])
+      throw ShapeError("ragged_all_to_all: device " + std::to_string(group.members[k]) + " sends " + std::to_string(size) +
+                       " rows to rank " + std::to_string(group.rank) + " but recv_sizes[" + std::to_string(k) +
+                       "] is " + std::to_string(op.recv_sizes[k]));
+    if (size < 0 || in_offset < 0 || out_offset < 0 || in_offset + size > sender.input->dim(0) ||
+        out_offset + size > out_rows)
+      throw ShapeError("ragged_all_to_all: rows [" + std::to_string(in_offset) + ", " + std::to_string(in_offset + size) +
+                       ") of device " + std::to_string(group.members[k]) + "'s operand (" +
+                       std::to_string(sender.input->dim(0)) + " rows) to rows [" + std::to_string(out_offset) + ", " +
+                       std::to_string(out_offset + size) + ") of an output with " + std::to_string(out_rows) +
+                       " rows are out of bounds");
+    if (size > 0)
+      std::memcpy(op.output->bytes() + out_offset * row_bytes, sender.input->bytes() + in_offset * row_bytes,
+                  size * row_bytes);
+  }
+}
+
+}  // namespace shard::detail

@@ -1,0 +1,83 @@
+// The in-process Communicator: every device is a thread of this process, so a collective reads
+// its peers' buffers in place. A device publishes a pointer to its operation at a rendezvous,
+// then copies or reduces what it needs straight from the peers' tensors into its own output.
+// No mailbox, no intermediate copy.
+//
+// Protocol, per device and operation (numbered per call; tag = number + 1; four slots in a ring
+// so that up to four started operations may be outstanding):
+//   start:  publish op in my slot, ready := tag
+//   finish: wait for every peer's ready >= tag; acquired := tag; (abort? stop) ; do the copies,
+//           possibly with a mid-way stage barrier (all_reduce: my share is reduced, take theirs);
+//           release: finished := tag, then wait for every peer's finished >= tag, since peers
+//           may still be reading my input and output, which the caller frees once I return.
+// On abort the flag words get the kAbort bit and every sleeper wakes. A device unwinding still
+// waits for peers that have acquired (are copying from its buffers) but not for the others:
+// a peer sets acquired before it checks the abort flag, and the unwinder checks acquired after
+// it sees the flag (both sequentially consistent), so no peer reads a freed buffer.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "shard/communicator.h"
+
+namespace shard::detail {
+
+class InProcessCommunicator final : public Communicator {
+ public:
+  explicit InProcessCommunicator(int devices);
+
+  Ticket start(int device, const Group& group, const CollectiveOp& op) override;
+  void finish(int device, Ticket ticket) override;
+  void cancel(int device, Ticket ticket) noexcept override;
+  void begin_call(std::span<const int> devices, std::atomic<bool>* aborted) override;
+  void abort_call(std::span<const int> devices) noexcept override;
+  void end_call(std::span<const int> devices) noexcept override;
+
+  static constexpr int kSlots = 4;
+
+ private:
+  struct alignas(64) Slot {
+    std::atomic<std::uint32_t> ready{0};
+    std::atomic<std::uint32_t> acquired{0};
+    std::atomic<std::uint32_t> stage{0};
+    std::atomic<std::uint32_t> finished{0};
+    const CollectiveOp* op = nullptr;  // published with ready
+    const Group* group = nullptr;
+    bool open = false;  // started and not yet finished or cancelled (owner only)
+  };
+  struct alignas(64) Channel {
+    std::array<Slot, kSlots> slots;
+    std::uint32_t started = 0;  // operations started in this call (owner only)
+    std::atomic<bool>* aborted = nullptr;
+    std::span<const int> call_devices;
+  };
+
+  Slot& peer_slot(int device, std::uint32_t tag) { return channels_[device].slots[(tag - 1) % kSlots]; }
+  bool aborted(int device) const { return channels_[device].aborted->load(std::memory_order_seq_cst); }
+  // Waits until the word reaches `tag`; false when the call was aborted first.
+  bool wait_for(int device, std::atomic<std::uint32_t>& word, std::uint32_t tag);
+  void publish(std::atomic<std::uint32_t>& word, std::uint32_t tag);
+  void stage_barrier(int device, const Group& group, std::uint32_t tag);
+  void release(int device, const Group& group, std::uint32_t tag) noexcept;
+  void check_peers_match(int device, const Group& group, std::uint32_t tag);
+  void execute(int device, const Group& group, const CollectiveOp& op, std::uint32_t tag);
+
+  void run_all_reduce(int device, const Group& group, const CollectiveOp& op, std::uint32_t tag);
+  void run_all_gather(const Group& group, const CollectiveOp& op, std::uint32_t tag);
+  void run_reduce_scatter(const Group& group, const CollectiveOp& op, std::uint32_t tag);
+  void run_all_to_all(const Group& group, const CollectiveOp& op, std::uint32_t tag);
+  void run_permute(const Group& group, const CollectiveOp& op, std::uint32_t tag);
+  void run_ragged_all_to_all(const Group& group, const CollectiveOp& op, std::uint32_t tag);
+
+  const CollectiveOp& peer_op(const Group& group, int rank, std::uint32_t tag) {
+    return *peer_slot(group.members[rank], tag).op;
+  }
+
+  std::unique_ptr<Channel[]> channels_;
+  int devices_;
+};
+
+}  // namespace shard::detail

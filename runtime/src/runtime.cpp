@@ -1,0 +1,153 @@
+#include "shard/runtime.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "inprocess_communicator.h"
+#include "shard/errors.h"
+#include "wait.h"
+
+namespace shard {
+
+// One call in progress: shared by the caller and the devices of the mesh.
+struct Runtime::Call {
+  const Mesh* mesh;
+  Erased fn;
+  void* ctx;
+  std::vector<int> devices;
+  std::atomic<int> remaining{0};
+  std::atomic<bool> aborted{false};
+  std::mutex error_mutex;
+  bool failed = false;
+  int error_device = -1;
+  std::string error_message;
+};
+
+struct Runtime::Worker {
+  explicit Worker(int id, Communicator& comm) : device(id, comm) {}
+  Device device;
+  std::thread thread;
+  std::atomic<std::uint32_t> signal{0};      // bumped by the caller to hand over `call`
+  std::atomic<std::uint32_t> completion{0};  // bumped when a call whose first device is this one ends
+  Call* call = nullptr;
+  bool stop = false;
+};
+
+namespace {
+// Which runtime, if any, owns the current thread: a device may not start a nested call.
+thread_local const void* tls_owner = nullptr;
+}  // namespace
+
+Runtime::Runtime(int devices, int cores) {
+  if (devices < 1) throw ArgumentError("a runtime needs at least one device, got: " + std::to_string(devices));
+  if (cores <= 0) cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  omp_threads_ = std::max(1, cores / devices);
+  comm_ = std::make_unique<detail::InProcessCommunicator>(devices);
+  busy_.assign(devices, 0);
+  workers_.reserve(devices);
+  for (int d = 0; d < devices; ++d) workers_.push_back(std::make_unique<Worker>(d, *comm_));
+  for (auto& w : workers_) w->thread = std::thread([this, wp = w.get()] { worker_loop(*wp); });
+}
+
+Runtime::~Runtime() {
+  for (auto& w : workers_) {
+    w->stop = true;
+    w->signal.fetch_add(1, std::memory_order_release);
+    w->signal.notify_one();
+  }
+  for (auto& w : workers_) w->thread.join();
+}
+
+void Runtime::acquire(const Mesh& mesh) {
+  std::unique_lock lock(busy_mutex_);
+  busy_cv_.wait(lock, [&] {
+    for (int d = mesh.first_device(); d < mesh.end_device(); ++d)
+      if (busy_[d]) return false;
+    return true;
+  });
+  for (int d = mesh.first_device(); d < mesh.end_device(); ++d) busy_[d] = 1;
+}
+
+void Runtime::release(const Mesh& mesh) {
+  {
+    std::lock_guard lock(busy_mutex_);
+    for (int d = mesh.first_device(); d < mesh.end_device(); ++d) busy_[d] = 0;
+  }
+  busy_cv_.notify_all();
+}
+
+void Runtime::run_erased(const Mesh& mesh, Erased fn, void* ctx) {
+  if (mesh.end_device() > num_devices())
+    throw ArgumentError("mesh " + mesh.to_string() + " needs devices up to " + std::to_string(mesh.end_device() - 1) +
+                        " but the runtime has " + std::to_string(num_devices()) + " devices");
+  if (tls_owner == this) throw ArgumentError("Runtime::run called from inside a device of the same runtime");
+
+  Call call;
+  call.mesh = &mesh;
+  call.fn = fn;
+  call.ctx = ctx;
+  call.devices.resize(mesh.size());
+  std::iota(call.devices.begin(), call.devices.end(), mesh.first_device());
+  call.remaining.store(mesh.size(), std::memory_order_relaxed);
+
+  acquire(mesh);
+  comm_->begin_call(call.devices, &call.aborted);
+  Worker& first = *workers_[mesh.first_device()];
+  const std::uint32_t completion = first.completion.load(std::memory_order_acquire);
+  for (int d : call.devices) {
+    Worker& w = *workers_[d];
+    w.call = &call;
+    w.signal.fetch_add(1, std::memory_order_release);
+    w.signal.notify_one();
+  }
+  detail::wait_while_equal(first.completion, completion);
+  comm_->end_call(call.devices);
+  release(mesh);
+  if (call.failed) throw DeviceError(call.error_device, call.error_message);
+  if (call.aborted.load())  // aborted by an abandoned collective, with no exception to report
+    throw DeviceError(-1, "a started collective was dropped without wait(); the call was aborted");
+}
+
+void Runtime::worker_loop(Worker& w) {
+  tls_owner = this;
+  omp_set_num_threads(omp_threads_);
+  std::uint32_t seen = 0;
+  while (true) {
+    seen = detail::wait_while_equal(w.signal, seen);
+    if (w.stop) return;
+    Call& call = *w.call;
+    auto fail = [&](std::string message) {
+      {
+        std::lock_guard lock(call.error_mutex);
+        if (!call.failed) {
+          call.failed = true;
+          call.error_device = w.device.id();
+          call.error_message = std::move(message);
+        }
+      }
+      call.aborted.store(true, std::memory_order_seq_cst);
+      comm_->abort_call(call.devices);
+    };
+    try {
+      w.device.begin_call(*call.mesh);
+      call.fn(call.ctx, w.device);
+    } catch (const CallAborted&) {
+      // Another device failed first; it reported the error.
+    } catch (const std::exception& e) {
+      fail(e.what());
+    } catch (...) {
+      fail("unknown exception");
+    }
+    if (call.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      // The last device out wakes the caller through a word the Runtime owns: the Call on the
+      // caller's stack may be gone as soon as the caller sees the bump.
+      Worker& first = *workers_[call.mesh->first_device()];
+      first.completion.fetch_add(1, std::memory_order_release);
+      first.completion.notify_all();
+    }
+  }
+}
+
+}  // namespace shard

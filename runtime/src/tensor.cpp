@@ -1,0 +1,94 @@
+#include "shard/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "shard/errors.h"
+
+namespace shard {
+
+namespace {
+constexpr std::size_t kAlignment = 64;  // a cache line, and enough for any SIMD load
+}
+
+std::int64_t shape_numel(const Shape& shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) {
+    if (d < 0) throw ShapeError("shape " + shape_string(shape) + " has a negative dimension");
+    n *= d;
+  }
+  return n;
+}
+
+std::string shape_string(const Shape& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+void Tensor::Free::operator()(void* p) const noexcept { std::free(p); }
+
+Tensor::Tensor(DType dtype, Shape shape) : Tensor(dtype, std::move(shape), true) {}
+
+Tensor::Tensor(DType dtype, Shape shape, bool zero) : dtype_(dtype), shape_(std::move(shape)) {
+  numel_ = shape_numel(shape_);
+  const std::size_t bytes = nbytes();
+  if (bytes > 0) {
+    // aligned_alloc wants a multiple of the alignment.
+    const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    data_.reset(std::aligned_alloc(kAlignment, rounded));
+    if (!data_) throw std::bad_alloc();
+    if (zero) std::memset(data_.get(), 0, bytes);
+  }
+}
+
+Tensor Tensor::uninitialized(DType dtype, Shape shape) { return Tensor(dtype, std::move(shape), false); }
+
+Tensor Tensor::from_bytes(DType dtype, Shape shape, const void* src) {
+  Tensor t(dtype, std::move(shape), false);
+  if (t.nbytes()) std::memcpy(t.data(), src, t.nbytes());
+  return t;
+}
+
+Tensor::Tensor(const Tensor& other) : Tensor(other.dtype_, other.shape_, false) {
+  if (nbytes()) std::memcpy(data(), other.data(), nbytes());
+}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+  if (this != &other) {
+    if (other.dtype_ == dtype_ && other.numel_ == numel_) {
+      shape_ = other.shape_;  // same byte count: reuse the buffer
+      if (nbytes()) std::memcpy(data(), other.data(), nbytes());
+    } else {
+      *this = Tensor(other);
+    }
+  }
+  return *this;
+}
+
+Tensor Tensor::reshaped(Shape shape) && {
+  if (shape_numel(shape) != numel_)
+    throw ShapeError("cannot reshape " + type_string() + " to " + shape_string(shape) + ": element counts differ");
+  shape_ = std::move(shape);
+  return std::move(*this);
+}
+
+void Tensor::fill_zero() {
+  if (nbytes()) std::memset(data(), 0, nbytes());
+}
+
+bool Tensor::same_bytes(const Tensor& other) const {
+  return dtype_ == other.dtype_ && shape_ == other.shape_ &&
+         (nbytes() == 0 || std::memcmp(data(), other.data(), nbytes()) == 0);
+}
+
+std::string Tensor::type_string() const { return std::string(dtype_name(dtype_)) + shape_string(shape_); }
+
+void Tensor::check_element(std::size_t size) const {
+  if (size != dtype_size(dtype_))
+    throw ArgumentError("a " + std::string(dtype_name(dtype_)) + " tensor cannot be read as " + std::to_string(size) +
+                        "-byte elements");
+}
+
+}  // namespace shard

@@ -1,0 +1,96 @@
+// Meshes, shardings and array types: device numbering, block shapes and offsets, JAX notation.
+#include <gtest/gtest.h>
+
+#include "shard/errors.h"
+#include "shard/group.h"
+#include "shard/mesh.h"
+#include "shard/sharding.h"
+
+namespace shard {
+namespace {
+
+Mesh dp_tp() { return Mesh({{"dp", 4}, {"tp", 2}}); }
+
+TEST(Mesh, NumbersDevicesRowMajor) {
+  const Mesh m = dp_tp();
+  EXPECT_EQ(m.size(), 8);
+  EXPECT_EQ(m.device_at({1, 0}), 2);
+  EXPECT_EQ(m.device_at({3, 1}), 7);
+  EXPECT_EQ(m.coords(5), (std::vector<int>{2, 1}));
+  EXPECT_EQ(m.to_string(), "[dp: 4, tp: 2]");
+}
+
+TEST(Mesh, SubMeshOverDeviceRange) {
+  const Mesh student({{"dp", 4}}, 4);
+  EXPECT_EQ(student.first_device(), 4);
+  EXPECT_EQ(student.end_device(), 8);
+  EXPECT_TRUE(student.contains(7));
+  EXPECT_FALSE(student.contains(3));
+  EXPECT_EQ(student.coords(6), (std::vector<int>{2}));
+  EXPECT_EQ(student.to_string(), "[dp: 4] devices 4..8");
+  EXPECT_THROW(student.coords(2), ArgumentError);
+}
+
+TEST(Mesh, RejectsBadAxes) {
+  EXPECT_THROW(Mesh({{"x", 2}, {"x", 2}}), ArgumentError);
+  EXPECT_THROW(Mesh({{"x", 0}}), ArgumentError);
+  EXPECT_THROW(Mesh({{"", 2}}), ArgumentError);
+  EXPECT_THROW(dp_tp().axis_position("sp"), ArgumentError);
+}
+
+TEST(Sharding, BlockShapesAndOffsets) {
+  const Sharding s(dp_tp(), {{"dp"}, {}});
+  const Shape global{1024, 4096};
+  EXPECT_EQ(s.block_shape(global), (Shape{256, 4096}));
+  EXPECT_EQ(s.block_offset(global, 5), (Shape{512, 0}));  // device 5 = (dp 2, tp 1)
+  EXPECT_FALSE(s.is_primary_replica(5));
+  EXPECT_TRUE(s.is_primary_replica(4));
+}
+
+TEST(Sharding, MultiAxisDimensionIsLinearisedMajorFirst) {
+  const Sharding s(dp_tp(), {{"tp", "dp"}});
+  // P(("tp","dp")): piece = tp * 4 + dp.
+  EXPECT_EQ(s.block_offset({8}, 1), (Shape{4}));  // device 1 = (dp 0, tp 1)
+  EXPECT_EQ(s.block_offset({8}, 2), (Shape{1}));  // device 2 = (dp 1, tp 0)
+  EXPECT_EQ(s.type_string(DType::i32, {8}), "int32[8@(tp,dp)]");
+}
+
+TEST(Sharding, PrintsJaxNotation) {
+  const Sharding s(dp_tp(), {{"dp"}, {}});
+  EXPECT_EQ(s.type_string(DType::f32, {1024, 4096}), "float32[1024@dp,4096]");
+  EXPECT_EQ(Sharding(dp_tp(), {{}, {"tp"}}).type_string(DType::f32, {4096, 256}), "float32[4096,256@tp]");
+  EXPECT_EQ(Sharding::replicated(dp_tp(), 2).type_string(DType::bf16, {16, 4}), "bfloat16[16,4]");
+}
+
+TEST(Sharding, RejectsIndivisibleShapesAndReusedAxes) {
+  const Sharding s(dp_tp(), {{"dp"}});
+  EXPECT_THROW(s.block_shape({10}), ShapeError);
+  try {
+    ArrayType(DType::f32, {10}, s);
+    FAIL();
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("not evenly divisible"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Sharding(dp_tp(), {{"dp"}, {"dp"}}), ArgumentError);
+  EXPECT_THROW(Sharding(dp_tp(), {{"sp"}}), ArgumentError);
+}
+
+TEST(Group, LinearisesInTheOrderGiven) {
+  const Mesh m = dp_tp();
+  // JAX's axis_index(('dp','tp')) on (4,2) = dp*2+tp; ('tp','dp') = tp*4+dp.
+  EXPECT_EQ(axes_index(m, {"dp", "tp"}, 5), 5);
+  EXPECT_EQ(axes_index(m, {"tp", "dp"}, 5), 6);
+  const Group g = make_group(m, {"tp", "dp"}, 5);
+  EXPECT_EQ(g.members, (std::vector<int>{0, 2, 4, 6, 1, 3, 5, 7}));
+  EXPECT_EQ(g.rank, 6);
+  const Group dp = make_group(m, {"dp"}, 5);
+  EXPECT_EQ(dp.members, (std::vector<int>{1, 3, 5, 7}));
+  EXPECT_EQ(dp.rank, 2);
+  const Group none = make_group(m, Axes{}, 5);
+  EXPECT_EQ(none.members, (std::vector<int>{5}));
+  EXPECT_THROW(make_group(m, {"dp", "dp"}, 0), ArgumentError);
+  EXPECT_EQ(axes_size(m, {"tp", "dp"}), 8);
+}
+
+}  // namespace
+}  // namespace shard

@@ -1,0 +1,190 @@
+// The Runtime: persistent device threads, serialised and concurrent calls, failure propagation.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "shard/shard.h"
+
+namespace shard {
+namespace {
+
+TEST(Runtime, RunsOnEveryDeviceOfTheMesh) {
+  Runtime rt{8};
+  const Mesh mesh({{"dp", 4}, {"tp", 2}});
+  std::atomic<int> mask{0};
+  rt.run(mesh, [&](Device& dev) {
+    mask.fetch_or(1 << dev.id());
+    EXPECT_EQ(dev.axis_index("tp"), dev.id() % 2);
+    EXPECT_EQ(dev.axis_size({"dp", "tp"}), 8);
+  });
+  EXPECT_EQ(mask.load(), 0xFF);
+}
+
+TEST(Runtime, ReusesTheSameThreads) {
+  Runtime rt{4};
+  const Mesh mesh({{"x", 4}});
+  std::vector<std::thread::id> first(4), second(4);
+  rt.run(mesh, [&](Device& dev) { first[dev.id()] = std::this_thread::get_id(); });
+  rt.run(mesh, [&](Device& dev) { second[dev.id()] = std::this_thread::get_id(); });
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(std::set<std::thread::id>(first.begin(), first.end()).size(), 4u);
+}
+
+TEST(Runtime, OmpThreadsPerDevice) {
+  EXPECT_EQ(Runtime(8, 2).omp_threads_per_device(), 1);
+  EXPECT_EQ(Runtime(2, 16).omp_threads_per_device(), 8);
+}
+
+TEST(Runtime, SubMeshRunsOnlyItsDevices) {
+  Runtime rt{8};
+  const Mesh student({{"dp", 4}}, 4);
+  std::atomic<int> mask{0};
+  rt.run(student, [&](Device& dev) {
+    mask.fetch_or(1 << dev.id());
+    EXPECT_EQ(dev.axis_index("dp"), dev.id() - 4);
+  });
+  EXPECT_EQ(mask.load(), 0xF0);
+}
+
+TEST(Runtime, DisjointCallsRunAtTheSameTime) {
+  Runtime rt{8};
+  const Mesh teacher({{"tp", 4}}, 0);
+  const Mesh student({{"dp", 4}}, 4);
+  // Each call waits until the other has started: possible only if they overlap.
+  std::atomic<int> started{0};
+  auto body = [&](Device& dev) {
+    if (dev.axis_index(dev.mesh().axes()[0].name) == 0) {
+      started.fetch_add(1);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (started.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    }
+  };
+  std::thread other([&] { rt.run(student, body); });
+  rt.run(teacher, body);
+  other.join();
+  EXPECT_EQ(started.load(), 2);
+}
+
+TEST(Runtime, OverlappingCallsAreSerialised) {
+  Runtime rt{4};
+  const Mesh a({{"x", 3}}, 0);
+  const Mesh b({{"x", 2}}, 2);
+  std::atomic<int> inside{0}, max_inside{0};
+  auto body = [&](Device&) {
+    const int now = inside.fetch_add(1) + 1;
+    int m = max_inside.load();
+    while (now > m && !max_inside.compare_exchange_weak(m, now)) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    inside.fetch_sub(1);
+  };
+  std::thread t1([&] {
+    for (int i = 0; i < 20; ++i) rt.run(a, body);
+  });
+  for (int i = 0; i < 20; ++i) rt.run(b, body);
+  t1.join();
+  EXPECT_LE(max_inside.load(), 3);  // never a's 3 devices and b's 2 at once
+}
+
+TEST(Runtime, RejectsMeshesBeyondItsDevices) {
+  Runtime rt{4};
+  EXPECT_THROW(rt.run(Mesh({{"x", 8}}), [](Device&) {}), ArgumentError);
+}
+
+TEST(Runtime, NestedRunIsAnError) {
+  Runtime rt{2};
+  const Mesh m({{"x", 2}});
+  EXPECT_THROW(rt.run(m, [&](Device&) { rt.run(m, [](Device&) {}); }), DeviceError);
+}
+
+TEST(RuntimeFailure, ErrorReachesTheCallerWithDeviceAndMessage) {
+  Runtime rt{4};
+  const Mesh m({{"x", 4}});
+  try {
+    rt.run(m, [](Device& dev) {
+      if (dev.id() == 2) throw std::runtime_error("boom");
+    });
+    FAIL() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_EQ(e.device(), 2);
+    EXPECT_EQ(e.message(), "boom");
+  }
+}
+
+TEST(RuntimeFailure, PeersBlockedInACollectiveAreWoken) {
+  Runtime rt{8};
+  const Mesh m({{"dp", 4}, {"tp", 2}});
+  for (int round = 0; round < 20; ++round) {
+    const int victim = round % 8;
+    try {
+      rt.run(m, [&](Device& dev) {
+        Tensor x(DType::f32, {1024});
+        if (dev.id() == victim) throw ShapeError("device failed before the collective");
+        Tensor y = psum(dev, x, {"dp", "tp"});  // would wait forever for the victim
+        Tensor z = all_gather(dev, y, {"tp"});
+      });
+      FAIL() << "expected DeviceError";
+    } catch (const DeviceError& e) {
+      EXPECT_EQ(e.device(), victim);
+      EXPECT_EQ(e.message(), "device failed before the collective");
+    }
+  }
+  // The runtime is still usable afterwards.
+  std::atomic<int> ok{0};
+  rt.run(m, [&](Device& dev) {
+    Tensor x(DType::i32, {4});
+    x.as<std::int32_t>()[0] = 1;
+    Tensor y = psum(dev, x, {"dp", "tp"});
+    if (y.as<std::int32_t>()[0] == 8) ok.fetch_add(1);
+  });
+  EXPECT_EQ(ok.load(), 8);
+}
+
+TEST(RuntimeFailure, FailureInsideOneGroupUnwindsTheOthers) {
+  Runtime rt{8};
+  const Mesh m({{"dp", 4}, {"tp", 2}});
+  // Device 3 fails in the middle of a sequence of collectives on small groups, while the others
+  // are at various points; with large arrays the victim's peers are mid-copy from each other.
+  for (int round = 0; round < 10; ++round) {
+    EXPECT_THROW(rt.run(m,
+                        [&](Device& dev) {
+                          Tensor x(DType::f32, {64 * 1024});
+                          for (int i = 0; i < 6; ++i) {
+                            x = psum(dev, x, {"tp"});
+                            if (dev.id() == 3 && i == round % 6) throw std::logic_error("late failure");
+                            x = ppermute_shift(dev, x, {"dp"}, 1);
+                          }
+                        }),
+                 DeviceError);
+  }
+}
+
+TEST(RuntimeFailure, MismatchedCollectivesAreAnErrorNotAHang) {
+  Runtime rt{2};
+  const Mesh m({{"x", 2}});
+  EXPECT_THROW(rt.run(m,
+                      [](Device& dev) {
+                        Tensor x(DType::f32, {dev.id() == 0 ? 4 : 8});
+                        psum(dev, x, "x");
+                      }),
+               DeviceError);
+}
+
+TEST(RuntimeFailure, AbandonedAsyncCollectiveDoesNotHang) {
+  Runtime rt{4};
+  const Mesh m({{"x", 4}});
+  EXPECT_THROW(rt.run(m,
+                      [](Device& dev) {
+                        Tensor x(DType::f32, {1 << 16});
+                        Pending p = start_psum(dev, x, "x");
+                        if (dev.id() == 1) throw std::runtime_error("dropped a pending psum");
+                        p.wait();
+                      }),
+               DeviceError);
+}
+
+}  // namespace
+}  // namespace shard
