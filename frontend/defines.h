@@ -1,10 +1,13 @@
-// `-D NAME=VALUE` overrides of module constants. Values are i64 integers.
+// `-D NAME=VALUE` overrides of module constants (docs/language.md, section 2.2). A value is
+// an integer (decimal or hex, optional leading '-', within i64), a float, `true` or `false`;
+// the checker matches it against the kind of the const it replaces.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "frontend/diagnostics.h"
@@ -13,12 +16,13 @@ namespace shardc {
 
 struct Define {
   std::string name;
-  std::int64_t value;
+  std::variant<std::int64_t, double, bool> value;
+  std::string text;  // the VALUE as written, for messages
 };
 using Defines = std::vector<Define>;
 
-// Parses "NAME=VALUE" (NAME an identifier, VALUE a decimal i64, optionally negative).
-// On failure reports an unlocated error naming the option and returns nullopt.
+// Parses "NAME=VALUE". On failure reports an unlocated error naming the option and returns
+// nullopt.
 std::optional<Define> parse_define(std::string_view option, Diagnostics& diags);
 
 }  // namespace shardc

@@ -65,6 +65,11 @@ class Diagnostics {
   bool has_errors() const { return error_count_ != 0; }
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
 
+  // Orders the diagnostics kept since index `first` by file position (stable), so that the
+  // errors of one stage read top to bottom even when found in several passes.
+  void sort_by_location(std::size_t first);
+  std::size_t size() const { return diagnostics_.size(); }
+
   // Renders every kept diagnostic, in the order reported, clang style.
   void render(std::ostream& out) const;
   std::string render() const;

@@ -12,8 +12,9 @@
 namespace shardc {
 
 struct ParseLimits {
-  std::size_t max_file_bytes = std::size_t{1} << 20;  // 1 MiB
+  std::size_t max_file_bytes = std::size_t{16} << 20; // 16 MiB (docs/language.md, 13.3)
   unsigned max_nesting_depth = 200;                   // brackets and braces, checked before parsing
+  unsigned max_ast_depth = 1000;                      // long operator/postfix/else-if chains
 };
 
 // Registers `text` under `filename` in diags.sources() and parses it. Returns the module,

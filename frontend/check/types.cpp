@@ -168,7 +168,19 @@ std::string to_string(const Type& t) {
       }
       return s + ")";
     }
-    case TypeKind::key: return "key";
+    case TypeKind::key: {
+      std::string s = "key";
+      if (t.local && t.varying != 0 && t.mesh) {
+        s += "{V:";
+        bool first = true;
+        for (int a : to_list(t.varying)) {
+          s += (first ? "" : ",") + t.mesh->axis_names.at(a);
+          first = false;
+        }
+        s += "}";
+      }
+      return s;
+    }
     case TypeKind::static_scalar:
       return "static " + std::string(shard::dtype_name(t.dtype)) + " = " + format_static(*t.value);
     case TypeKind::array: break;

@@ -26,7 +26,7 @@ using shard::DType;
 // Meshes hold at most this many axes, so an axis set fits in a bit mask.
 inline constexpr int kMaxMeshAxes = 16;
 // Arrays have at most this many dimensions (a located error beyond).
-inline constexpr int kMaxRank = 8;
+inline constexpr int kMaxRank = 16;
 
 struct Mesh {
   std::string name;

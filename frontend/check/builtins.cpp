@@ -1,0 +1,69 @@
+#include "frontend/check/builtins.h"
+
+#include <unordered_map>
+
+#include "frontend/check/rules_reduce.h"
+
+namespace shardc::check {
+namespace {
+
+const std::unordered_map<std::string_view, BuiltinHandler>& table() {
+  static const auto* t = [] {
+    auto* m = new std::unordered_map<std::string_view, BuiltinHandler>();
+    for (auto family : {math_builtins, shape_builtins, collective_builtins, random_builtins})
+      for (auto [name, h] : family()) (*m)[name] = h;
+    return m;
+  }();
+  return *t;
+}
+
+}  // namespace
+
+const BuiltinHandler* find_builtin(std::string_view name) {
+  auto it = table().find(name);
+  return it == table().end() ? nullptr : &it->second;
+}
+
+bool is_builtin_name(std::string_view name) { return find_builtin(name) != nullptr; }
+
+std::optional<Type> checked(Checker& c, const Result<Type>& r, const Args& args,
+                            std::initializer_list<std::string_view> operand_params) {
+  if (r) return *r;
+  std::vector<SourceRange> ranges;
+  for (auto p : operand_params) ranges.push_back(args.range(p));
+  c.report(r.error(), args.call().range, ranges);
+  return std::nullopt;
+}
+
+std::optional<int> dim_argument(Checker& c, const Args& args, std::string_view param, int rank, std::int64_t fallback,
+                                bool allow_end) {
+  std::int64_t v = fallback;
+  if (args.has(param)) {
+    auto i = c.static_int(args[param], args.range(param), std::string(param) + "=");
+    if (!i) return std::nullopt;
+    v = *i;
+  }
+  int limit = allow_end ? rank + 1 : rank;
+  auto r = normalize_axis(args.call().callee.name, v, limit);
+  if (!r) {
+    c.report(r.error(), args.range(param));
+    return std::nullopt;
+  }
+  return *r;
+}
+
+bool require_manual(Checker& c, const ast::CallExpr& call) {
+  if (c.manual()) return true;
+  c.error(call.callee.range, call.callee.name + " is a manual-mode collective; use it inside a shard_map")
+      .note("in a func, the layout of an array is its type: change it with reshard");
+  return false;
+}
+
+bool require_global(Checker& c, const ast::CallExpr& call) {
+  if (!c.manual()) return true;
+  c.error(call.callee.range, call.callee.name + " is a global-view operation and is not allowed in a shard_map body")
+      .note("a shard_map body works on per-device blocks; move data with collectives");
+  return false;
+}
+
+}  // namespace shardc::check

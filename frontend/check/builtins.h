@@ -1,0 +1,31 @@
+// The built-in function table, split by family (one file each). Each family lists its
+// handlers; builtins.cpp merges them into one lookup table.
+#pragma once
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "frontend/check/builtin_args.h"
+#include "frontend/check/checker.h"
+
+namespace shardc::check {
+
+using BuiltinList = std::vector<std::pair<std::string_view, BuiltinHandler>>;
+
+BuiltinList math_builtins();        // elementwise, reductions, einsum, softmax, top_k
+BuiltinList shape_builtins();       // reshape, slices, concat, reshard, constructors, axis_size
+BuiltinList collective_builtins();  // axis_index, psum, all_gather, ppermute, ...
+BuiltinList random_builtins();      // key, split, fold_in, uniform, normal
+
+// Reports a rule's error (located at the argument it names) and returns nullopt.
+std::optional<Type> checked(Checker& c, const Result<Type>& r, const Args& args,
+                            std::initializer_list<std::string_view> operand_params);
+// A static axis/dim argument normalised against `rank` (negative counts from the end).
+std::optional<int> dim_argument(Checker& c, const Args& args, std::string_view param, int rank, std::int64_t fallback,
+                                bool allow_end = false);
+// Errors when a manual-only / global-only built-in is used in the wrong mode.
+bool require_manual(Checker& c, const ast::CallExpr& call);
+bool require_global(Checker& c, const ast::CallExpr& call);
+
+}  // namespace shardc::check

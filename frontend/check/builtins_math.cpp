@@ -1,0 +1,225 @@
+// Elementwise math, reductions, softmax, top_k, einsum and matmul.
+#include <algorithm>
+#include <set>
+
+#include "frontend/check/builtins.h"
+#include "frontend/check/dtype_rules.h"
+#include "frontend/check/rules_einsum.h"
+#include "frontend/check/rules_elementwise.h"
+#include "frontend/check/rules_reduce.h"
+
+namespace shardc::check {
+namespace {
+
+const std::set<std::string_view> kFloatUnary = {"exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos",
+                                                "tan", "tanh", "erf", "sigmoid", "gelu"};
+
+Value unary(Checker& c, const ast::CallExpr& call) {
+  Args a(c, call, {"x"}, 1);
+  if (!a.ok() || !c.need_array(a["x"], a.range("x"), "the operand of " + call.callee.name)) return Value::error();
+  Value x = a["x"];
+  Type t = x.type.kind == TypeKind::static_scalar ? c.materialize(x, call).type : x.type;
+  const std::string& n = call.callee.name;
+  if (n == "logical_not") {
+    if (t.dtype != DType::boolean) {
+      c.error(a.range("x"), "logical_not needs a bool operand, got " + to_string(t));
+      return Value::error();
+    }
+  } else if (t.dtype == DType::boolean) {
+    c.error(a.range("x"), "arithmetic on bool: " + n + " of " + to_string(t)).note("convert with astype first");
+    return Value::error();
+  }
+  if (kFloatUnary.count(n) && !shard::is_floating(t.dtype)) t = with_dtype(t, DType::f32);
+  t.weak = false;
+  return c.emit(n, call, {x}, t);
+}
+
+Value binary(Checker& c, const ast::CallExpr& call) {
+  Args a(c, call, {"a", "b"}, 2);
+  if (!a.ok() || !c.need_array(a["a"], a.range("a"), "a") || !c.need_array(a["b"], a.range("b"), "b"))
+    return Value::error();
+  if (a["a"].type.dtype == DType::boolean && a["b"].type.dtype == DType::boolean && call.callee.name == "pow") {
+    c.error(call.range, "arithmetic on bool: pow of bools");
+    return Value::error();
+  }
+  auto t = checked(c, binary_op(call.callee.name, BinaryKind::arithmetic, a["a"].type, a["b"].type), a, {"a", "b"});
+  if (!t) return Value::error();
+  return c.emit(call.callee.name, call, {a["a"], a["b"]}, *t);
+}
+
+Value where(Checker& c, const ast::CallExpr& call) {
+  Args a(c, call, {"cond", "a", "b"}, 3);
+  if (!a.ok()) return Value::error();
+  for (auto p : {"cond", "a", "b"})
+    if (!c.need_array(a[p], a.range(p), p)) return Value::error();
+  auto t = checked(c, select_op(a["cond"].type, a["a"].type, a["b"].type), a, {"cond", "a", "b"});
+  if (!t) return Value::error();
+  return c.emit("select", call, {a["cond"], a["a"], a["b"]}, *t);
+}
+
+Value astype(Checker& c, const ast::CallExpr& call) {
+  Args a(c, call, {"x", "dtype"}, 2);
+  if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x")) return Value::error();
+  auto t = c.type_argument(a["dtype"], a.range("dtype"), "dtype");
+  if (!t) return Value::error();
+  if (t->kind != TypeKind::array || !t->dims.empty()) {
+    c.error(a.range("dtype"), "astype takes a dtype name like f32, not the type " + to_string(*t));
+    return Value::error();
+  }
+  Value x = a["x"].is_static_scalar() ? c.materialize(a["x"], call) : a["x"];
+  return c.emit("convert", call, {x}, with_dtype(x.type, t->dtype), {{"dtype", std::string(shard::dtype_short_name(t->dtype))}});
+}
+
+ReduceKind reduce_kind(std::string_view n) {
+  if (n == "sum") return ReduceKind::sum;
+  if (n == "prod") return ReduceKind::prod;
+  if (n == "mean") return ReduceKind::mean;
+  if (n == "max") return ReduceKind::max;
+  if (n == "min") return ReduceKind::min;
+  if (n == "argmax") return ReduceKind::argmax;
+  return ReduceKind::argmin;
+}
+
+Value reduce(Checker& c, const ast::CallExpr& call) {
+  const std::string& n = call.callee.name;
+  bool arg = n == "argmax" || n == "argmin";
+  Args a(c, call, {"x", "axis", "keepdims"}, arg ? 2 : 1);
+  if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x", false)) return Value::error();
+  const Type& x = a["x"].type;
+  std::vector<int> axes;
+  if (a.has("axis")) {
+    auto list = c.static_int_list(a["axis"], a.range("axis"), "axis=");
+    if (!list) return Value::error();
+    if (arg && list->size() != 1) {
+      c.error(a.range("axis"), n + " takes a single axis");
+      return Value::error();
+    }
+    for (auto v : *list) {
+      auto r = normalize_axis(n, v, x.rank());
+      if (!r) {
+        c.report(r.error(), a.range("axis"));
+        return Value::error();
+      }
+      if (std::find(axes.begin(), axes.end(), *r) != axes.end()) {
+        c.error(a.range("axis"), n + ": axis " + std::to_string(*r) + " is named twice");
+        return Value::error();
+      }
+      axes.push_back(*r);
+    }
+  }
+  bool keepdims = false;
+  if (a.has("keepdims")) {
+    auto k = c.static_bool(a["keepdims"], a.range("keepdims"), "keepdims=");
+    if (!k) return Value::error();
+    keepdims = *k;
+  }
+  auto t = checked(c, reduce_op(n, reduce_kind(n), x, axes), a, {"x"});
+  if (!t) return Value::error();
+  if (keepdims) {
+    std::vector<int> all = axes;
+    if (all.empty())
+      for (int i = 0; i < x.rank(); ++i) all.push_back(i);
+    std::sort(all.begin(), all.end());
+    for (int d : all) t->dims.insert(t->dims.begin() + d, Dim{1, {}});
+  }
+  std::vector<std::int64_t> attr_axes(axes.begin(), axes.end());
+  return c.emit("reduce_" + n, call, {a["x"]}, *t, {{"axes", attr_axes}, {"keepdims", keepdims}});
+}
+
+Value softmax(Checker& c, const ast::CallExpr& call) {
+  Args a(c, call, {"x", "axis"}, 1);
+  if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x", false)) return Value::error();
+  auto axis = dim_argument(c, a, "axis", a["x"].type.rank(), -1);
+  if (!axis) return Value::error();
+  auto t = checked(c, softmax_op(a["x"].type, *axis), a, {"x"});
+  if (!t) return Value::error();
+  return c.emit("softmax", call, {a["x"]}, *t, {{"axis", std::int64_t{*axis}}});
+}
+
+Value top_k(Checker& c, const ast::CallExpr& call) {
+  Args a(c, call, {"x", "k"}, 2);
+  if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x", false)) return Value::error();
+  auto k = c.static_int(a["k"], a.range("k"), "k");
+  if (!k) return Value::error();
+  auto t = checked(c, top_k_op(a["x"].type, *k), a, {"x"});
+  if (!t) return Value::error();
+  auto outs = c.emit_multi("top_k", call, {a["x"]}, t->elements, {{"k", *k}});
+  Value v;
+  v.kind = Value::Kind::seq;
+  v.items = outs;
+  return v;
+}
+
+Value contraction(Checker& c, const ast::CallExpr& call, const std::string& spec, const std::vector<Value>& ops,
+                  const Args& a, std::initializer_list<std::string_view> operand_params) {
+  std::optional<std::vector<AxisList>> out;
+  if (a.has("out")) {
+    if (!require_global(c, call)) return Value::error();
+    auto parsed = parse_einsum(spec);
+    int rank = parsed ? static_cast<int>(parsed->output.size()) : 0;
+    out = c.sharding_list(a["out"], rank, a.range("out"));
+    if (!out) return Value::error();
+  }
+  std::vector<Type> types;
+  for (const Value& v : ops) types.push_back(v.type);
+  auto r = einsum_op(spec, types, out);
+  if (!r) {
+    std::vector<SourceRange> ranges;
+    for (auto p : operand_params) ranges.push_back(a.range(p));
+    RuleError e = r.error();
+    if (out && (e.cls == ErrorClass::not_divisible || e.cls == ErrorClass::duplicate_type_axis ||
+                e.cls == ErrorClass::shape_mismatch))
+      c.report(e, a.range("out"));
+    else
+      c.report(e, call.range, ranges);
+    return Value::error();
+  }
+  std::map<std::string, Attr> attrs{{"spec", spec}};
+  if (out) attrs["out"] = *out;
+  return c.emit("einsum", call, ops, *r, std::move(attrs));
+}
+
+Value einsum(Checker& c, const ast::CallExpr& call) {
+  Args a(c, call, {"spec", "a", "b", "out"}, 2);
+  if (!a.ok()) return Value::error();
+  if (a["spec"].kind != Value::Kind::string) {
+    c.error(a.range("spec"), "einsum's first argument must be a spec string like \"bd,df->bf\"");
+    return Value::error();
+  }
+  std::vector<Value> ops{a["a"]};
+  if (a.has("b")) ops.push_back(a["b"]);
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (!c.need_array(ops[i], a.range(i ? "b" : "a"), "an einsum operand", false)) return Value::error();
+  return contraction(c, call, a["spec"].text, ops, a, {"a", "b"});
+}
+
+Value matmul(Checker& c, const ast::CallExpr& call) {
+  Args a(c, call, {"a", "b", "out"}, 2);
+  if (!a.ok() || !c.need_array(a["a"], a.range("a"), "a", false) || !c.need_array(a["b"], a.range("b"), "b", false))
+    return Value::error();
+  auto spec = matmul_spec(a["a"].type, a["b"].type);
+  if (!spec) {
+    c.report(spec.error(), call.range);
+    return Value::error();
+  }
+  return contraction(c, call, *spec, {a["a"], a["b"]}, a, {"a", "b"});
+}
+
+}  // namespace
+
+BuiltinList math_builtins() {
+  BuiltinList l;
+  for (auto n : {"abs", "sign", "square", "relu", "floor", "ceil", "round", "logical_not"}) l.emplace_back(n, unary);
+  for (auto n : kFloatUnary) l.emplace_back(n, unary);
+  for (auto n : {"maximum", "minimum", "pow"}) l.emplace_back(n, binary);
+  l.emplace_back("where", where);
+  l.emplace_back("astype", astype);
+  for (auto n : {"sum", "prod", "mean", "max", "min", "argmax", "argmin"}) l.emplace_back(n, reduce);
+  l.emplace_back("softmax", softmax);
+  l.emplace_back("top_k", top_k);
+  l.emplace_back("einsum", einsum);
+  l.emplace_back("matmul", matmul);
+  return l;
+}
+
+}  // namespace shardc::check

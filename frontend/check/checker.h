@@ -1,0 +1,153 @@
+// The checker's internal interface: the walker state that the statement walker,
+// the expression evaluator and the built-in handlers share. Not used outside
+// frontend/check/ (the driver sees check.h; later stages see checked_module.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "frontend/check/check.h"
+#include "frontend/check/checked_module.h"
+#include "frontend/check/rule_result.h"
+#include "frontend/check/value.h"
+#include "frontend/defines.h"
+#include "frontend/diagnostics.h"
+
+namespace shardc::check {
+
+// Limits of section 13.3 of docs/language.md that the checker enforces.
+inline constexpr std::int64_t kMaxUnrolledOps = 1'000'000;
+inline constexpr int kMaxInlineDepth = 64;
+
+// Aborts the current function's trace (too many unrolled ops): caught by the function loop.
+struct TraceLimitReached {};
+
+class Checker {
+ public:
+  Checker(const ast::Module& module, const Defines& defines, Diagnostics& diags);
+  std::shared_ptr<CheckedModule> run();
+
+  // ---- shared with the expression evaluator and the built-ins ----
+  Value eval(const ast::Expr& expr);
+  DiagnosticBuilder error(const SourceRange& range, std::string message);
+  // Reports a rule's error at the operand it names (or at `whole`), with its notes.
+  void report(const RuleError& e, const SourceRange& whole, const std::vector<SourceRange>& operands = {});
+
+  // Records an op in the current trace and returns its (single) result.
+  Value emit(std::string name, const ast::Node& node, const std::vector<Value>& inputs, Type result,
+             std::map<std::string, Attr> attrs = {});
+  // Records an op with several results (a call, top_k, split).
+  std::vector<Value> emit_multi(std::string name, const ast::Node& node, const std::vector<Value>& inputs,
+                                const std::vector<Type>& results, std::map<std::string, Attr> attrs = {});
+  // Static scalars used as array operands become `constant` ops (weak rank-0 values).
+  Value materialize(const Value& v, const ast::Node& node);
+
+  const Mesh* mesh() const { return ctx_ ? ctx_->mesh : nullptr; }
+  bool manual() const { return ctx_ && ctx_->manual; }
+  bool unchecked() const { return ctx_ && ctx_->unchecked; }
+  bool in_function() const { return ctx_ != nullptr; }
+
+  // Static extraction: each reports a located error and returns nullopt when the value
+  // is not of the needed kind (`what` names the argument in the message).
+  std::optional<std::int64_t> static_int(const Value& v, const SourceRange& r, std::string_view what);
+  std::optional<bool> static_bool(const Value& v, const SourceRange& r, std::string_view what);
+  std::optional<double> static_number(const Value& v, const SourceRange& r, std::string_view what);
+  std::optional<AxisList> axis_group(const Value& v, const SourceRange& r, std::string_view what);
+  std::optional<std::vector<std::int64_t>> static_int_list(const Value& v, const SourceRange& r, std::string_view what);
+  std::optional<std::vector<AxisList>> sharding_list(const Value& v, int rank, const SourceRange& r);
+  std::optional<Type> type_argument(const Value& v, const SourceRange& r, std::string_view what);
+  // An array operand (static scalars are accepted as weak rank-0 operands).
+  bool need_array(const Value& v, const SourceRange& r, std::string_view what, bool allow_static = true);
+
+  // Resolves a written type in the current view (global in a func, local in a shard_map).
+  std::optional<Type> resolve_type(const ast::TypeAnnotation& t, bool in_body);
+
+  // Calls of the module's own functions (fn inlined; func / shard_map as calls).
+  Value call_function(const ast::CallExpr& call, const ast::FunctionDecl& callee);
+
+  // Why a value is not static, for the "expected a static value" note.
+  static std::string describe_dynamic(const Value& v);
+
+ private:
+  struct Scope {
+    struct Entry {
+      Value value;
+      bool is_var = false;
+      SourceRange range;
+    };
+    std::unordered_map<std::string, Entry> names;
+  };
+  struct FunctionContext {
+    CheckedFunction* out = nullptr;
+    const Mesh* mesh = nullptr;
+    bool manual = false;
+    bool unchecked = false;
+    std::vector<Scope> scopes;                        // innermost last
+    std::vector<const ast::FunctionDecl*> fn_stack;   // inlined fns, for cycles and depth
+    std::optional<Value> returned;
+  };
+
+  // Declarations (checker_decls.cpp).
+  void declare_meshes_and_consts();
+  void check_mesh(const ast::MeshDecl& d);
+  void check_const(const ast::ConstDecl& d);
+  void check_function(const ast::FunctionDecl& d);
+  struct Signature {
+    const Mesh* mesh = nullptr;
+    std::vector<Type> params, results;
+  };
+  // Resolved once per function (errors reported once), null when it has errors.
+  const Signature* signature_of(const ast::FunctionDecl& d);
+  bool signature(const ast::FunctionDecl& d, const Mesh*& mesh, std::vector<Type>& params, std::vector<Type>& results);
+  const Mesh* function_mesh(const ast::FunctionDecl& d);
+
+  // Statements (checker_stmts.cpp).
+  void exec_block(const ast::BlockStmt& b, bool new_scope = true);
+  void exec(const ast::Stmt& s);
+  void exec_let(const ast::LetStmt& s);
+  void exec_assign(const ast::AssignStmt& s);
+  void exec_for(const ast::ForStmt& s);
+  void exec_if(const ast::IfStmt& s);
+  void bind(const ast::Pattern& p, const Value& v, bool is_var, const ast::TypeAnnotation* annotation);
+  void assign(const ast::Pattern& p, const Value& v, const SourceRange& stmt_range);
+  void check_results(const ast::FunctionDecl& d, const Value& v, const SourceRange& r);
+
+  // Expressions (checker_exprs.cpp).
+  Value eval_name(const ast::NameExpr& e);
+  Value eval_unary(const ast::UnaryExpr& e);
+  Value eval_binary(const ast::BinaryExpr& e);
+  Value binary_values(ast::BinaryOp op, const Value& a, const Value& b, const ast::Expr& node,
+                      const SourceRange& op_range, const SourceRange& ra, const SourceRange& rb);
+  Value eval_call(const ast::CallExpr& e);
+  Value eval_index(const ast::IndexExpr& e);
+  Value eval_attribute(const ast::AttributeExpr& e);
+  Value eval_seq(const std::vector<ast::Ptr<ast::Expr>>& elements, bool is_list);
+
+  Scope::Entry* lookup_local(const std::string& name);
+  void count_op(const SourceRange& r);
+
+  const ast::Module& module_;
+  const Defines& defines_;
+  Diagnostics& diags_;
+  std::shared_ptr<CheckedModule> out_;
+  std::unordered_map<std::string, const Mesh*> meshes_;
+  std::unordered_map<std::string, Value> consts_;
+  std::unordered_map<std::string, const ast::FunctionDecl*> functions_;
+  std::unordered_map<const ast::FunctionDecl*, std::optional<Signature>> signatures_;
+  FunctionContext* ctx_ = nullptr;
+  std::int64_t ops_in_function_ = 0;
+};
+
+// Built-in functions (builtins_*.cpp): the table of section 8 of docs/language.md.
+using BuiltinHandler = Value (*)(Checker& c, const ast::CallExpr& call);
+const BuiltinHandler* find_builtin(std::string_view name);
+bool is_builtin_name(std::string_view name);
+
+}  // namespace shardc::check

@@ -1,0 +1,156 @@
+// Calls of the module's own functions. An `fn` is inlined: its body is walked in the
+// caller's context with the parameters bound to the argument values (arrays, static
+// values, axis groups, keys). A `func` or `shard_map` called from a func is a call op
+// whose arguments must have exactly the parameter types (no silent layout change).
+#include <algorithm>
+
+#include "frontend/check/checker.h"
+#include "frontend/check/sharding_spec.h"
+
+namespace shardc::check {
+
+Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl& callee) {
+  const std::string& name = callee.name.name;
+  if (!ctx_) {
+    error(call.range, "functions can only be called inside function bodies");
+    return Value::error();
+  }
+  // Bind arguments to parameters by position, then keyword.
+  std::vector<const ast::Expr*> bound(callee.params.size(), nullptr);
+  std::size_t positional = 0;
+  for (const ast::Argument& a : call.args) {
+    std::size_t slot = positional;
+    if (a.keyword) {
+      auto it = std::find_if(callee.params.begin(), callee.params.end(),
+                             [&](const auto& p) { return p->name.name == a.keyword->name; });
+      if (it == callee.params.end()) {
+        error(a.keyword->range, "'" + name + "' has no parameter named '" + a.keyword->name + "'")
+            .note(callee.name.range, "declared here");
+        return Value::error();
+      }
+      slot = static_cast<std::size_t>(it - callee.params.begin());
+    } else {
+      ++positional;
+    }
+    if (slot >= bound.size()) {
+      error(a.range, "'" + name + "' takes " + std::to_string(callee.params.size()) + " arguments")
+          .note(callee.name.range, "declared here");
+      return Value::error();
+    }
+    if (bound[slot]) {
+      error(a.range, "parameter '" + callee.params[slot]->name.name + "' of '" + name + "' is given twice");
+      return Value::error();
+    }
+    bound[slot] = a.value.get();
+  }
+  for (std::size_t i = 0; i < bound.size(); ++i)
+    if (!bound[i]) {
+      error(call.range, "missing argument '" + callee.params[i]->name.name + "' of '" + name + "'")
+          .note(callee.name.range, "declared here");
+      return Value::error();
+    }
+  std::vector<Value> args;
+  for (const ast::Expr* e : bound) {
+    args.push_back(eval(*e));
+    if (args.back().is_error()) return Value::error();
+  }
+
+  if (callee.function_kind == ast::FunctionKind::fn) {
+    if (std::find(ctx_->fn_stack.begin(), ctx_->fn_stack.end(), &callee) != ctx_->fn_stack.end()) {
+      std::string cycle;
+      bool in = false;
+      for (const auto* f : ctx_->fn_stack) {
+        in = in || f == &callee;
+        if (in) cycle += f->name.name + " -> ";
+      }
+      error(call.range, "recursive fn: " + cycle + name).note("fn helpers are inlined; recursion cannot be unrolled");
+      return Value::error();
+    }
+    if (static_cast<int>(ctx_->fn_stack.size()) >= kMaxInlineDepth) {
+      error(call.range, "fn calls nest deeper than " + std::to_string(kMaxInlineDepth));
+      return Value::error();
+    }
+    // Typed fn parameters are checked at each call.
+    std::vector<Scope> saved = std::move(ctx_->scopes);
+    std::optional<Value> saved_return = std::move(ctx_->returned);
+    ctx_->scopes.clear();
+    ctx_->scopes.emplace_back();
+    ctx_->returned.reset();
+    ctx_->fn_stack.push_back(&callee);
+    bool ok = true;
+    for (std::size_t i = 0; i < args.size() && ok; ++i) {
+      const ast::Param& p = *callee.params[i];
+      if (p.type) {
+        auto t = resolve_type(*p.type, true);
+        if (!t) ok = false;
+        else if (args[i].kind != Value::Kind::typed || !(args[i].type == *t)) {
+          error(bound[i]->range, "argument '" + p.name.name + "' of '" + name + "' has type " +
+                                     (args[i].kind == Value::Kind::typed ? to_string(args[i].type) : describe_dynamic(args[i])) +
+                                     ", but the fn expects " + to_string(*t))
+              .note(p.range, "parameter declared here");
+          ok = false;
+        }
+      }
+      ctx_->scopes.back().names[p.name.name] = Scope::Entry{args[i], false, p.name.range};
+    }
+    Value result = Value::error();
+    if (ok) {
+      try {
+        exec_block(*callee.body, false);
+      } catch (...) {
+        ctx_->fn_stack.pop_back();
+        ctx_->scopes = std::move(saved);
+        ctx_->returned = std::move(saved_return);
+        throw;
+      }
+      if (ctx_->returned) result = *ctx_->returned;
+    }
+    ctx_->fn_stack.pop_back();
+    ctx_->scopes = std::move(saved);
+    ctx_->returned = std::move(saved_return);
+    return result;
+  }
+
+  // func / shard_map called from a func.
+  if (manual() || !ctx_->fn_stack.empty()) {
+    if (manual()) {
+      error(call.callee.range, "a shard_map body may call fn helpers only; '" + name + "' is a " +
+                                   std::string(ast::function_kind_name(callee.function_kind)));
+      return Value::error();
+    }
+  }
+  const Signature* sig = signature_of(callee);
+  if (!sig) return Value::error();  // reported once, with the callee
+  const Mesh* callee_mesh = sig->mesh;
+  const std::vector<Type>& params = sig->params;
+  const std::vector<Type>& results = sig->results;
+  if (callee_mesh != mesh()) {
+    error(call.range, "'" + name + "' runs on mesh " + callee_mesh->name + ", but the caller runs on mesh " +
+                          mesh()->name)
+        .note("Mesh for all inputs should be equal: a call stays on its caller's mesh");
+    return Value::error();
+  }
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    Value a = args[i];
+    if (a.is_static_scalar() && params[i].is_array() && params[i].dims.empty()) a = materialize(a, call);
+    if (a.kind != Value::Kind::typed || !(a.type == params[i])) {
+      auto b = error(bound[i]->range, "argument " + std::to_string(i) + " of " + name + " has type " +
+                                          (a.kind == Value::Kind::typed ? to_string(a.type) : describe_dynamic(a)) +
+                                          ", but " + name + " expects " + to_string(params[i]));
+      if (a.is_array() && a.type.shape() == params[i].shape() && a.type.dtype == params[i].dtype)
+        b.note("use reshard(x, " + format_spec(*params[i].mesh, params[i].dims) + ") to change the layout first");
+      if (mesh()->auto_mode) b.note("auto sharding propagation is not implemented yet: an auto mesh would reshard here");
+      return Value::error();
+    }
+    args[i] = a;
+  }
+  auto outs = emit_multi("call", call, args, results,
+                         {{"callee", name}, {"callee_kind", std::string(ast::function_kind_name(callee.function_kind))}});
+  if (results.size() == 1 && !callee.tuple_result) return outs.front();
+  Value seq;
+  seq.kind = Value::Kind::seq;
+  seq.items = std::move(outs);
+  return seq;
+}
+
+}  // namespace shardc::check

@@ -1,0 +1,378 @@
+// Expressions: literals, names, operators (static folding or the elementwise and
+// einsum rules), indexing and slicing, `x.shape[d]`, tuples and lists, types as values.
+#include <limits>
+
+#include "frontend/check/checker.h"
+#include "frontend/check/rules_einsum.h"
+#include "frontend/check/rules_elementwise.h"
+#include "frontend/check/rules_shape.h"
+#include "frontend/check/sharding_spec.h"
+#include "frontend/check/static_eval.h"
+#include "frontend/internal_error.h"
+
+namespace shardc::check {
+
+Value Checker::eval(const ast::Expr& e) {
+  Value v;
+  switch (e.kind) {
+    case ast::NodeKind::IntLiteral:
+      v = Value::static_value(make_static_int(static_cast<const ast::IntLiteral&>(e).value));
+      break;
+    case ast::NodeKind::FloatLiteral:
+      v = Value::static_value(make_static_float(static_cast<const ast::FloatLiteral&>(e).value));
+      break;
+    case ast::NodeKind::BoolLiteral:
+      v = Value::static_value(make_static_bool(static_cast<const ast::BoolLiteral&>(e).value));
+      break;
+    case ast::NodeKind::NoneLiteral: v.kind = Value::Kind::none; break;
+    case ast::NodeKind::StringLiteral:
+      v.kind = Value::Kind::string;
+      v.text = static_cast<const ast::StringLiteral&>(e).value;
+      break;
+    case ast::NodeKind::NameExpr: v = eval_name(static_cast<const ast::NameExpr&>(e)); break;
+    case ast::NodeKind::UnaryExpr: v = eval_unary(static_cast<const ast::UnaryExpr&>(e)); break;
+    case ast::NodeKind::BinaryExpr: v = eval_binary(static_cast<const ast::BinaryExpr&>(e)); break;
+    case ast::NodeKind::CallExpr: v = eval_call(static_cast<const ast::CallExpr&>(e)); break;
+    case ast::NodeKind::TupleExpr: v = eval_seq(static_cast<const ast::TupleExpr&>(e).elements, false); break;
+    case ast::NodeKind::ListExpr: v = eval_seq(static_cast<const ast::ListExpr&>(e).elements, true); break;
+    case ast::NodeKind::IndexExpr: v = eval_index(static_cast<const ast::IndexExpr&>(e)); break;
+    case ast::NodeKind::AttributeExpr: v = eval_attribute(static_cast<const ast::AttributeExpr&>(e)); break;
+    case ast::NodeKind::SliceExpr:
+      error(e.range, "a slice a:b may only appear inside [ ] indexing");
+      break;
+    case ast::NodeKind::TypeExpr: {
+      auto t = resolve_type(*static_cast<const ast::TypeExpr&>(e).type, in_function());
+      if (t) {
+        v.kind = Value::Kind::type_literal;
+        v.type = *t;
+      }
+      break;
+    }
+    default: SHARDC_ASSERT(false, "unhandled expression kind");
+  }
+  if (v.kind == Value::Kind::typed && e.id < out_->node_types.size()) out_->node_types[e.id] = v.type;
+  return v;
+}
+
+Value Checker::eval_name(const ast::NameExpr& e) {
+  if (Scope::Entry* local = lookup_local(e.name)) return local->value;
+  if (auto it = consts_.find(e.name); it != consts_.end()) return it->second;
+  if (const Mesh* m = mesh()) {
+    if (auto a = m->find_axis(e.name)) {
+      Value v;
+      v.kind = Value::Kind::axes;
+      v.axes = {*a};
+      return v;
+    }
+  }
+  if (functions_.count(e.name) || is_builtin_name(e.name)) {
+    error(e.range, "'" + e.name + "' is a function; call it with (...)");
+  } else if (meshes_.count(e.name)) {
+    error(e.range, "'" + e.name + "' is a mesh, not a value");
+  } else {
+    auto b = error(e.range, "unknown name '" + e.name + "'");
+    for (const auto& [name, m] : meshes_)
+      if (m->find_axis(e.name) && m != mesh())
+        b.note("'" + e.name + "' is an axis of mesh " + name + ", but this code runs on " +
+               (mesh() ? "mesh " + mesh()->name : std::string("no mesh")));
+  }
+  return Value::error();
+}
+
+Value Checker::eval_unary(const ast::UnaryExpr& e) {
+  Value a = eval(*e.operand);
+  if (a.is_error()) return a;
+  if (a.is_static_scalar()) {
+    auto r = fold_unary(e.op, a.type);
+    if (!r) {
+      report(r.error(), e.range);
+      return Value::error();
+    }
+    return Value::static_value(*r);
+  }
+  if (!need_array(a, e.operand->range, "the operand of " + std::string(ast::unary_op_spelling(e.op)))) return Value::error();
+  if (e.op == ast::UnaryOp::logical_not) {
+    if (a.type.dtype != DType::boolean) {
+      error(e.op_range, "! needs a bool operand, got " + to_string(a.type)).note("compare instead, e.g. x == 0");
+      return Value::error();
+    }
+    return emit("logical_not", e, {a}, a.type);
+  }
+  if (a.type.dtype == DType::boolean) {
+    error(e.op_range, "arithmetic on bool: unary " + std::string(ast::unary_op_spelling(e.op)) + " of " +
+                          to_string(a.type))
+        .note("convert with astype first");
+    return Value::error();
+  }
+  if (e.op == ast::UnaryOp::plus) return a;
+  return emit("neg", e, {a}, a.type);
+}
+
+Value Checker::eval_binary(const ast::BinaryExpr& e) {
+  Value a = eval(*e.lhs);
+  Value b = eval(*e.rhs);
+  if (a.is_error() || b.is_error()) return Value::error();
+  return binary_values(e.op, a, b, e, e.op_range, e.lhs->range, e.rhs->range);
+}
+
+namespace {
+
+const char* op_name(ast::BinaryOp op) {
+  switch (op) {
+    case ast::BinaryOp::add: return "add";
+    case ast::BinaryOp::sub: return "sub";
+    case ast::BinaryOp::mul: return "mul";
+    case ast::BinaryOp::div: return "div";
+    case ast::BinaryOp::floor_div: return "floor_div";
+    case ast::BinaryOp::mod: return "rem";
+    case ast::BinaryOp::matmul: return "matmul";
+    case ast::BinaryOp::eq: return "eq";
+    case ast::BinaryOp::ne: return "ne";
+    case ast::BinaryOp::lt: return "lt";
+    case ast::BinaryOp::le: return "le";
+    case ast::BinaryOp::gt: return "gt";
+    case ast::BinaryOp::ge: return "ge";
+    case ast::BinaryOp::logical_and: return "and";
+    case ast::BinaryOp::logical_or: return "or";
+  }
+  return "?";
+}
+
+// A static int operand must fit the concrete integer dtype it is converted to.
+std::optional<std::string> literal_fits(const Value& v, DType dt) {
+  if (!v.is_static_scalar()) return std::nullopt;
+  auto* i = std::get_if<std::int64_t>(&*v.type.value);
+  if (!i || dt != DType::i32) return std::nullopt;
+  if (*i >= std::numeric_limits<std::int32_t>::min() && *i <= std::numeric_limits<std::int32_t>::max())
+    return std::nullopt;
+  return "literal " + std::to_string(*i) + " does not fit int32";
+}
+
+}  // namespace
+
+Value Checker::binary_values(ast::BinaryOp op, const Value& a, const Value& b, const ast::Expr& node,
+                             const SourceRange& op_range, const SourceRange& ra, const SourceRange& rb) {
+  if (a.is_error() || b.is_error()) return Value::error();
+  std::string spelling(ast::binary_op_spelling(op));
+  if (a.is_static_scalar() && b.is_static_scalar()) {
+    auto r = fold_binary(op, a.type, b.type);
+    if (!r) {
+      report(r.error(), op_range);
+      return Value::error();
+    }
+    return Value::static_value(*r);
+  }
+  if (!need_array(a, ra, "the left operand of " + spelling) || !need_array(b, rb, "the right operand of " + spelling))
+    return Value::error();
+  if (op == ast::BinaryOp::matmul) {
+    auto spec = matmul_spec(a.type, b.type);
+    if (!spec) {
+      report(spec.error(), op_range, {ra, rb});
+      return Value::error();
+    }
+    auto r = einsum_op(*spec, {a.type, b.type}, std::nullopt);
+    if (!r) {
+      RuleError e = r.error();
+      if (e.cls == ErrorClass::einsum_ambiguous)
+        e.notes.insert(e.notes.begin(), "write matmul(a, b, out=...) or einsum(\"" + *spec + "\", a, b, out=...)");
+      report(e, op_range, {ra, rb});
+      return Value::error();
+    }
+    return emit("einsum", node, {a, b}, *r, {{"spec", *spec}});
+  }
+  bool is_logical = op == ast::BinaryOp::logical_and || op == ast::BinaryOp::logical_or;
+  bool is_compare = op >= ast::BinaryOp::eq && op <= ast::BinaryOp::ge;
+  if (is_logical && (a.type.dtype != DType::boolean || b.type.dtype != DType::boolean)) {
+    error(op_range, spelling + " needs bool operands, got " + to_string(a.type) + " and " + to_string(b.type));
+    return Value::error();
+  }
+  if (!is_logical && !is_compare && (a.type.dtype == DType::boolean || b.type.dtype == DType::boolean)) {
+    error(op_range, "arithmetic on bool: " + spelling + " of " + to_string(a.type) + " and " + to_string(b.type))
+        .note("convert with astype(x, i32) first");
+    return Value::error();
+  }
+  BinaryKind kind = is_logical ? BinaryKind::logical
+                    : is_compare ? BinaryKind::compare
+                    : op == ast::BinaryOp::div ? BinaryKind::divide
+                                               : BinaryKind::arithmetic;
+  auto r = binary_op(op_name(op), kind, a.type, b.type);
+  if (!r) {
+    RuleError e = r.error();
+    // JAX names the primitive; ours also names the operator as written.
+    report(e, op_range, {ra, rb});
+    return Value::error();
+  }
+  DType operand_dtype = promote({a.type.dtype, a.type.weak}, {b.type.dtype, b.type.weak}).dtype;
+  for (const auto* v : {&a, &b}) {
+    if (auto msg = literal_fits(*v, operand_dtype)) {
+      error(v == &a ? ra : rb, *msg).note("JAX raises OverflowError for the same; use an i64 operand");
+      return Value::error();
+    }
+  }
+  return emit(op_name(op), node, {a, b}, *r);
+}
+
+Value Checker::eval_seq(const std::vector<ast::Ptr<ast::Expr>>& elements, bool is_list) {
+  Value v;
+  v.kind = Value::Kind::seq;
+  v.is_list = is_list;
+  for (const auto& e : elements) {
+    Value item = eval(*e);
+    if (item.is_error()) return Value::error();
+    v.items.push_back(std::move(item));
+  }
+  // A parenthesised tuple of axis names is one axis group.
+  return v;
+}
+
+Value Checker::eval_attribute(const ast::AttributeExpr& e) {
+  if (e.attribute.name == "shape")
+    error(e.range, "x.shape must be indexed: x.shape[d]").note("shapes are not values; take one dimension at a time");
+  else
+    error(e.attribute.range, "unknown attribute '" + e.attribute.name + "'").note("only x.shape[d] exists");
+  return Value::error();
+}
+
+Value Checker::eval_index(const ast::IndexExpr& e) {
+  // x.shape[d]: static, global in a func, local in a shard_map.
+  if (auto* attr = ast::dyn_cast<ast::AttributeExpr>(e.base.get()); attr && attr->attribute.name == "shape") {
+    Value base = eval(*attr->base);
+    if (base.is_error()) return base;
+    if (!base.is_array()) {
+      error(attr->base->range, "only arrays have a shape").note(describe_dynamic(base));
+      return Value::error();
+    }
+    if (e.indices.size() != 1 || ast::isa<ast::SliceExpr>(*e.indices[0])) {
+      error(e.range, "x.shape takes one static index: x.shape[d]");
+      return Value::error();
+    }
+    auto d = static_int(eval(*e.indices[0]), e.indices[0]->range, "the index of x.shape");
+    if (!d) return Value::error();
+    int rank = base.type.rank();
+    if (*d < -rank || *d >= rank) {
+      error(e.indices[0]->range, "x.shape[" + std::to_string(*d) + "] is out of range for " + to_string(base.type) +
+                                     " of rank " + std::to_string(rank));
+      return Value::error();
+    }
+    return Value::static_value(make_static_int(base.type.dims[*d < 0 ? *d + rank : *d].size));
+  }
+  Value base = eval(*e.base);
+  if (base.is_error()) return base;
+  if (base.kind == Value::Kind::seq) {
+    // Indexing a tuple with a static index: `split(k, 3)[i]`, `perm[0]`.
+    if (e.indices.size() != 1 || ast::isa<ast::SliceExpr>(*e.indices[0])) {
+      error(e.range, "a tuple takes one static index");
+      return Value::error();
+    }
+    auto i = static_int(eval(*e.indices[0]), e.indices[0]->range, "a tuple index");
+    if (!i) return Value::error();
+    auto n = static_cast<std::int64_t>(base.items.size());
+    if (*i < -n || *i >= n) {
+      error(e.indices[0]->range, "index " + std::to_string(*i) + " is out of range for a tuple of " +
+                                     std::to_string(n) + " elements");
+      return Value::error();
+    }
+    return base.items[*i < 0 ? *i + n : *i];
+  }
+  if (!need_array(base, e.base->range, "the indexed value", false)) return Value::error();
+  std::vector<SliceDim> dims;
+  std::vector<Value> dynamic;
+  for (std::size_t k = 0; k < e.indices.size(); ++k) {
+    const ast::Expr& ix = *e.indices[k];
+    SliceDim sd;
+    if (auto* s = ast::dyn_cast<ast::SliceExpr>(&ix)) {
+      auto part = [&](const ast::Ptr<ast::Expr>& p, std::optional<std::int64_t>& out) {
+        if (!p) return true;
+        auto v = static_int(eval(*p), p->range, "a slice bound");
+        if (!v) return false;
+        out = *v;
+        return true;
+      };
+      std::optional<std::int64_t> step;
+      if (!part(s->begin, sd.begin) || !part(s->end, sd.end) || !part(s->step, step)) return Value::error();
+      sd.step = step.value_or(1);
+      if (sd.step < 1) {
+        error(s->step->range, "slice step must be 1 or more, got " + std::to_string(sd.step));
+        return Value::error();
+      }
+      if (sd.step != 1 && !base.type.local && static_cast<int>(k) < base.type.rank() &&
+          !base.type.dims[k].axes.empty()) {
+        error(ix.range, "a stepped slice of a sharded dimension is not supported: dimension " + std::to_string(k) +
+                            " of " + to_string(base.type) + " is split over " +
+                            format_axes(*base.type.mesh, base.type.dims[k].axes))
+            .note("reshard it to None first");
+        return Value::error();
+      }
+    } else {
+      Value iv = eval(ix);
+      if (iv.is_error()) return iv;
+      if (iv.is_static_scalar()) {
+        auto i = static_int(iv, ix.range, "an index");
+        if (!i) return Value::error();
+        sd.index = true;
+        sd.begin = *i;
+      } else if (iv.is_array() && iv.type.rank() == 0 && shard::is_integer(iv.type.dtype)) {
+        if (k != 0 || e.indices.size() != 1) {
+          error(ix.range, "a runtime index is only supported as the single index x[i]")
+              .note("use dynamic_slice for other dimensions");
+          return Value::error();
+        }
+        auto r = dynamic_index_op(base.type);
+        if (!r) {
+          report(r.error(), e.range, {e.base->range});
+          return Value::error();
+        }
+        return emit("dynamic_index", e, {base, iv}, *r);
+      } else {
+        error(ix.range, "an index must be an integer (static, or a runtime integer scalar)").note(describe_dynamic(iv));
+        return Value::error();
+      }
+    }
+    dims.push_back(sd);
+  }
+  // Indexing a sharded dim gets its own message (language.md E-index).
+  for (std::size_t k = 0; k < dims.size() && static_cast<int>(k) < base.type.rank(); ++k) {
+    if (dims[k].index && !base.type.local && !base.type.dims[k].axes.empty()) {
+      error(e.indices[k]->range, "indexing dimension " + std::to_string(k) + " of " + to_string(base.type) +
+                                     ", which is sharded over " + format_axes(*base.type.mesh, base.type.dims[k].axes) +
+                                     "; reshard it to replicated first")
+          .note("an index keeps one element of the dimension, which lives on one device of the group");
+      return Value::error();
+    }
+  }
+  auto r = slice_op(base.type, dims);
+  if (!r) {
+    report(r.error(), e.range, {e.base->range});
+    return Value::error();
+  }
+  std::vector<std::int64_t> starts, limits, steps, squeezed;
+  for (int d = 0; d < base.type.rank(); ++d) {
+    std::int64_t n = base.type.dims[d].size;
+    if (d >= static_cast<int>(dims.size())) {
+      starts.push_back(0), limits.push_back(n), steps.push_back(1);
+      continue;
+    }
+    const SliceDim& s = dims[d];
+    auto norm = [&](std::int64_t v) { return v < 0 ? v + n : v; };
+    std::int64_t b = s.begin ? norm(*s.begin) : 0;
+    std::int64_t en = s.index ? b + 1 : (s.end ? norm(*s.end) : n);
+    starts.push_back(b), limits.push_back(en), steps.push_back(s.step);
+    if (s.index) squeezed.push_back(d);
+  }
+  return emit("slice", e, {base}, *r,
+              {{"starts", starts}, {"limits", limits}, {"steps", steps}, {"squeezed", squeezed}});
+}
+
+Value Checker::eval_call(const ast::CallExpr& e) {
+  const std::string& n = e.callee.name;
+  if (auto f = functions_.find(n); f != functions_.end()) return call_function(e, *f->second);
+  if (const BuiltinHandler* h = find_builtin(n)) return (*h)(*this, e);
+  if (Scope::Entry* local = lookup_local(n)) {
+    error(e.callee.range, "'" + n + "' is a value, not a function").note(local->range, "bound here");
+    return Value::error();
+  }
+  error(e.callee.range, "unknown function '" + n + "'");
+  return Value::error();
+}
+
+}  // namespace shardc::check

@@ -1,0 +1,114 @@
+#include "frontend/diagnostics.h"
+
+#include <algorithm>
+#include <ostream>
+#include <sstream>
+
+namespace shardc {
+namespace {
+
+std::string_view severity_name(Severity s) {
+  switch (s) {
+    case Severity::error: return "error";
+    case Severity::warning: return "warning";
+    case Severity::note: return "note";
+  }
+  return "error";
+}
+
+// "file:line:col: " or "shardc: " when the range has no location.
+std::string location_prefix(const SourceManager& sources, const SourceRange& range) {
+  const SourceFile* file = range.valid() ? sources.find(range.file) : nullptr;
+  if (!file) return "shardc: ";
+  return file->name() + ":" + std::to_string(range.begin.line) + ":" + std::to_string(range.begin.column) + ": ";
+}
+
+// The quoted source line and, under it, a caret at the start of the range and tildes to its
+// end (or to the end of the line for a range spanning several lines). Tabs in the source are
+// copied into the marker line so that the caret lines up in any tab width.
+void render_snippet(std::ostream& out, const SourceManager& sources, const SourceRange& range) {
+  const SourceFile* file = range.valid() ? sources.find(range.file) : nullptr;
+  if (!file) return;
+  std::string_view line = file->line_text(range.begin.line);
+  out << line << '\n';
+  std::size_t caret = range.begin.column - 1;
+  std::size_t end = range.end.line == range.begin.line && range.end.column > range.begin.column
+                        ? range.end.column - 1
+                        : (range.end.line > range.begin.line ? line.size() : caret + 1);
+  end = std::max(end, caret + 1);
+  std::string marker;
+  for (std::size_t i = 0; i < end; ++i) {
+    char c = i < line.size() && line[i] == '\t' ? '\t' : ' ';
+    if (i == caret) c = '^';
+    else if (i > caret) c = '~';
+    marker += c;
+  }
+  out << marker << '\n';
+}
+
+}  // namespace
+
+DiagnosticBuilder& DiagnosticBuilder::note(std::string message) { return note(SourceRange{}, std::move(message)); }
+
+DiagnosticBuilder& DiagnosticBuilder::note(const SourceRange& range, std::string message) {
+  if (owner_) owner_->diagnostics_[index_].notes.push_back(DiagnosticNote{range, std::move(message)});
+  return *this;
+}
+
+DiagnosticBuilder Diagnostics::error(const SourceRange& range, std::string message) {
+  return add(Severity::error, range, std::move(message));
+}
+
+DiagnosticBuilder Diagnostics::warning(const SourceRange& range, std::string message) {
+  return add(Severity::warning, range, std::move(message));
+}
+
+DiagnosticBuilder Diagnostics::add(Severity severity, const SourceRange& range, std::string message) {
+  if (severity == Severity::error) ++error_count_;
+  if (diagnostics_.size() >= kMaxKeptErrors) {
+    ++dropped_;
+    return DiagnosticBuilder(nullptr, 0);
+  }
+  diagnostics_.push_back(Diagnostic{severity, range, std::move(message), {}});
+  return DiagnosticBuilder(this, diagnostics_.size() - 1);
+}
+
+void Diagnostics::sort_by_location(std::size_t first) {
+  if (first >= diagnostics_.size()) return;
+  std::stable_sort(diagnostics_.begin() + static_cast<std::ptrdiff_t>(first), diagnostics_.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     if (a.range.file != b.range.file) return a.range.file < b.range.file;
+                     return a.range.begin.offset < b.range.begin.offset;
+                   });
+}
+
+std::string Diagnostics::headline(const Diagnostic& d) const {
+  return location_prefix(sources_, d.range) + std::string(severity_name(d.severity)) + ": " + d.message;
+}
+
+void Diagnostics::render(std::ostream& out) const {
+  for (const Diagnostic& d : diagnostics_) {
+    out << headline(d) << '\n';
+    render_snippet(out, sources_, d.range);
+    for (const DiagnosticNote& n : d.notes) {
+      if (n.range.valid()) {
+        out << location_prefix(sources_, n.range) << "note: " << n.message << '\n';
+        render_snippet(out, sources_, n.range);
+      } else {
+        out << "note: " << n.message << '\n';
+      }
+    }
+  }
+  if (dropped_ != 0) {
+    out << "shardc: note: " << dropped_ << " more diagnostic" << (dropped_ == 1 ? "" : "s")
+        << " not shown (limit " << kMaxKeptErrors << ")\n";
+  }
+}
+
+std::string Diagnostics::render() const {
+  std::ostringstream out;
+  render(out);
+  return out.str();
+}
+
+}  // namespace shardc

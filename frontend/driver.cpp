@@ -1,0 +1,115 @@
+#include "frontend/driver.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "frontend/ast_printer.h"
+#include "frontend/diagnostics.h"
+#include "frontend/internal_error.h"
+#ifdef SHARDC_HAVE_CHECKER
+#include "frontend/check/check.h"
+#endif
+
+namespace shardc {
+namespace {
+
+[[maybe_unused]] std::string_view emit_flag(EmitKind kind) {
+  switch (kind) {
+    case EmitKind::ast: return "--emit=ast";
+    case EmitKind::types: return "--emit=types";
+    case EmitKind::layout: return "--emit=layout";
+  }
+  return "--emit=?";
+}
+
+// Reads a whole file, or standard input for "-". Reports an unlocated error on failure.
+std::optional<std::string> read_input(const std::string& path, std::istream& in, Diagnostics& diags) {
+  std::ostringstream text;
+  if (path == "-") {
+    text << in.rdbuf();
+    return text.str();
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    diags.error({}, "cannot read '" + path + "': " + std::strerror(errno));
+    return std::nullopt;
+  }
+  text << file.rdbuf();
+  if (file.bad()) {
+    diags.error({}, "cannot read '" + path + "': read error");
+    return std::nullopt;
+  }
+  return text.str();
+}
+
+// parse -> [--emit=ast] -> check -> [--emit=types|layout] -> [code generation]
+void run_file(const std::string& path, const DriverOptions& options, std::istream& in, std::ostream& out,
+              Diagnostics& diags) {
+  std::optional<std::string> text = read_input(path, in, diags);
+  if (!text) return;
+  std::unique_ptr<ast::Module> module = parse(*text, path == "-" ? "<stdin>" : path, diags, options.limits);
+  if (!module) return;
+
+  for (EmitKind kind : options.emits) {
+    if (kind == EmitKind::ast) ast::print_ast(*module, out);
+  }
+
+#ifdef SHARDC_HAVE_CHECKER
+  check::CheckResult checked = check::check(*module, options.defines, diags);
+  if (!checked.module || diags.has_errors()) return;
+  for (EmitKind kind : options.emits) {
+    if (kind == EmitKind::types) check::emit_types(*checked.module, out);
+    if (kind == EmitKind::layout) check::emit_layout(*checked.module, out);
+  }
+#else
+  for (EmitKind kind : options.emits) {
+    if (kind != EmitKind::ast) {
+      diags.error({}, std::string(emit_flag(kind)) + " is not available: this build has no type checker yet");
+    }
+  }
+  if (!options.defines.empty()) {
+    diags.warning({}, "-D has no effect: this build has no type checker yet");
+  }
+#endif
+
+  // Code generation (issue 4) runs when neither --check nor an --emit asked for less.
+  bool wants_code = options.output_dir || (!options.check_only && options.emits.empty());
+  if (wants_code) {
+    diags.error({}, "C++ code generation is not implemented yet; use --check or --emit=ast|types|layout");
+  }
+}
+
+}  // namespace
+
+bool checker_available() {
+#ifdef SHARDC_HAVE_CHECKER
+  return true;
+#else
+  return false;
+#endif
+}
+
+int run_driver(const DriverOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
+  bool failed = false;
+  for (const std::string& path : options.inputs) {
+    // One Diagnostics per file: each file's errors are rendered together, after its output.
+    Diagnostics diags;
+    try {
+      run_file(path, options, in, out, diags);
+    } catch (const InternalError& e) {
+      diags.error({}, e.what());
+    } catch (const std::exception& e) {
+      diags.error({}, std::string("internal compiler error: ") + e.what());
+    }
+    out.flush();
+    diags.render(err);
+    failed = failed || diags.has_errors();
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace shardc

@@ -1,0 +1,34 @@
+// The compiler pipeline behind the CLI: for each input file, parse -> check -> emit.
+// One function per step keeps it easy to extend (issue 4 adds --emit=ir|schedule|cpp and
+// code generation after check): add an EmitKind and a step in run_file (driver.cpp).
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/defines.h"
+#include "frontend/parse.h"
+
+namespace shardc {
+
+enum class EmitKind { ast, types, layout };
+
+struct DriverOptions {
+  std::vector<std::string> inputs;          // file paths; "-" reads standard input
+  bool check_only = false;                  // --check: stop after checking
+  std::vector<EmitKind> emits;              // --emit=..., in the order given
+  Defines defines;                          // -D NAME=VALUE
+  std::optional<std::string> output_dir;    // -o DIR
+  ParseLimits limits;
+};
+
+// Runs the pipeline on every input. Emitted text goes to `out`, diagnostics to `err`.
+// Returns the process exit status: 0 on success, 1 when any file had errors.
+int run_driver(const DriverOptions& options, std::istream& in, std::ostream& out, std::ostream& err);
+
+// Whether this build links the checker (frontend/check/).
+bool checker_available();
+
+}  // namespace shardc

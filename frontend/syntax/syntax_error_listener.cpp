@@ -1,0 +1,132 @@
+#include "frontend/syntax/syntax_error_listener.h"
+
+#include "ShardLexer.h"
+#include "frontend/syntax/token_ranges.h"
+#include "frontend/syntax/token_scan.h"
+
+namespace shardc::syntax {
+namespace {
+
+using Lexer = shard_antlr::ShardLexer;
+
+// How an expected token reads in a message.
+std::string describe_token_type(const antlr4::dfa::Vocabulary& vocabulary, std::size_t type) {
+  switch (type) {
+    case antlr4::Token::EOF: return "end of file";
+    case Lexer::IDENT: return "a name";
+    case Lexer::INT: return "an integer";
+    case Lexer::FLOAT: return "a number";
+    case Lexer::STRING: return "a string";
+    default: break;
+  }
+  std::string literal = vocabulary.getLiteralName(type);  // already quoted: "';'"
+  return literal.empty() ? vocabulary.getSymbolicName(type) : literal;
+}
+
+std::string describe_token(const antlr4::Token* token) {
+  if (token->getType() == antlr4::Token::EOF) return "end of file";
+  std::string text = token->getText();
+  if (text.size() > 32) text = text.substr(0, 29) + "...";
+  return "'" + text + "'";
+}
+
+bool starts_expression(std::size_t type) {
+  switch (type) {
+    case Lexer::IDENT: case Lexer::INT: case Lexer::FLOAT: case Lexer::STRING: case Lexer::TRUE:
+    case Lexer::FALSE: case Lexer::NONE: case Lexer::LPAREN: case Lexer::LBRACK: case Lexer::MINUS:
+    case Lexer::PLUS: case Lexer::NOT: case Lexer::F32: case Lexer::BF16: case Lexer::F16:
+    case Lexer::I32: case Lexer::I64: case Lexer::BOOL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// "';'", "';' or ','", "an expression", or "" when the set is too large to be useful.
+std::string describe_expected(const antlr4::dfa::Vocabulary& vocabulary, const antlr4::misc::IntervalSet& expected) {
+  std::vector<std::size_t> types;
+  for (ssize_t t : expected.toList()) types.push_back(static_cast<std::size_t>(t));
+  // A set that holds every token that starts an expression is summarised as "an expression".
+  std::size_t expression_starters = 0;
+  std::vector<std::string> others;
+  for (std::size_t t : types) {
+    if (starts_expression(t)) {
+      ++expression_starters;
+    } else {
+      others.push_back(describe_token_type(vocabulary, t));
+    }
+  }
+  std::vector<std::string> parts;
+  if (expression_starters >= 8) {
+    parts.push_back("an expression");
+  } else {
+    others.clear();
+    for (std::size_t t : types) others.push_back(describe_token_type(vocabulary, t));
+  }
+  for (auto& o : others) parts.push_back(o);
+  if (parts.empty() || parts.size() > 5) return "";
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i != 0) out += i + 1 == parts.size() ? " or " : ", ";
+    out += parts[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::Token* offending, size_t line,
+                                      size_t column, const std::string& message, std::exception_ptr error) {
+  auto* parser = dynamic_cast<antlr4::Parser*>(recognizer);
+  if (!parser || !offending) {
+    // The lexer has a catch-all rule and never errors; keep ANTLR's text if it ever does.
+    ++count_;
+    SourceLocation where{0, static_cast<std::uint32_t>(line), static_cast<std::uint32_t>(column + 1)};
+    diags_.error(SourceRange{file_.id(), where, where}, message);
+    return;
+  }
+  if (offending->getTokenIndex() == last_token_index_) return;
+  last_token_index_ = offending->getTokenIndex();
+  ++count_;
+
+  std::string expected;
+  try {
+    expected = describe_expected(parser->getVocabulary(), parser->getExpectedTokens());
+  } catch (const std::exception&) {
+    expected.clear();  // no expected set in this state: the message just names the token
+  }
+
+  // A missing token at the end of a line is reported where it belongs: after the previous
+  // token, not at the start of the next line.
+  const antlr4::Token* previous = parser->getTokenStream()->LT(-1);
+  // An unterminated string swallowed the rest of its line; what the parser misses there is
+  // an echo of that (already reported) lexical error.
+  if (previous && previous->getType() == Lexer::STRING && !is_terminated_string(previous)) return;
+  bool missing_at_line_end = !expected.empty() && previous && previous->getType() != antlr4::Token::EOF &&
+                             previous->getTokenIndex() < offending->getTokenIndex() &&
+                             previous->getLine() < offending->getLine();
+  if (missing_at_line_end) {
+    // Most often a forgotten ';': name just that when it is one of the choices.
+    bool semicolon = expected == "';'" || expected.find("';'") != std::string::npos;
+    if (semicolon || expected.find(" or ") == std::string::npos) {
+      diags_.error(range_after(file_, previous), "expected " + (semicolon ? std::string("';'") : expected));
+      return;
+    }
+  }
+  std::string text = "unexpected " + describe_token(offending);
+  if (!expected.empty()) text += "; expected " + expected;
+  auto d = diags_.error(range_of(file_, offending), text);
+  // A `//` earlier on the same line that was meant as a comment but reads as floor division.
+  antlr4::TokenStream* stream = parser->getTokenStream();
+  for (std::size_t i = offending->getTokenIndex(); i-- > 0;) {
+    const antlr4::Token* t = stream->get(i);
+    if (t->getLine() != offending->getLine()) break;
+    if (t->getType() == Lexer::SLASHSLASH) {
+      d.note(range_of(file_, t), "'//' right after a value on the same line is floor division; "
+                                 "a comment there must follow a ';' or '{', or start its own line");
+      break;
+    }
+  }
+}
+
+}  // namespace shardc::syntax

@@ -1,0 +1,53 @@
+// shardc: the .shard compiler's command line. Parses options with CLI11 and hands them to
+// the driver (frontend/driver.h). Exit status: 0 success, 1 errors in the input, 2 usage.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "frontend/driver.h"
+
+namespace {
+
+constexpr int kUsageError = 2;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"shardc: compiles .shard sharded tensor programs to C++", "shardc"};
+  app.set_version_flag("--version", std::string("shardc ") + SHARDC_VERSION);
+  app.footer("Exit status: 0 on success, 1 when an input has errors, 2 on usage errors.");
+
+  shardc::DriverOptions options;
+  std::vector<std::string> emit_names;
+  std::vector<std::string> define_options;
+  app.add_option("files", options.inputs, "input .shard files; '-' reads standard input")->required();
+  app.add_flag("--check", options.check_only, "parse and check only; generate nothing");
+  app.add_option("--emit", emit_names, "print a stage's output: ast, types or layout (repeatable)")
+      ->check(CLI::IsMember({"ast", "types", "layout"}))
+      ->delimiter(',')
+      ->take_all();
+  app.add_option("-D", define_options, "override a const: -D NAME=VALUE (repeatable)")->take_all();
+  app.add_option("-o", options.output_dir, "output directory for generated C++");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int status = app.exit(e);  // prints help/version (status 0) or the usage error
+    return status == 0 ? 0 : kUsageError;
+  }
+
+  for (const std::string& name : emit_names) {
+    if (name == "ast") options.emits.push_back(shardc::EmitKind::ast);
+    if (name == "types") options.emits.push_back(shardc::EmitKind::types);
+    if (name == "layout") options.emits.push_back(shardc::EmitKind::layout);
+  }
+  // A malformed -D is a usage error: it is about the command line, not the program.
+  shardc::Diagnostics define_errors;
+  for (const std::string& option : define_options) {
+    if (auto define = shardc::parse_define(option, define_errors)) options.defines.push_back(*define);
+  }
+  if (define_errors.has_errors()) {
+    define_errors.render(std::cerr);
+    return kUsageError;
+  }
+  return shardc::run_driver(options, std::cin, std::cout, std::cerr);
+}
