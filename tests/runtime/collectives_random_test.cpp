@@ -1,0 +1,289 @@
+// Randomized tests: every collective against the naive reference, over meshes of 1..8 devices,
+// every subset and order of their axes, random shapes and dtypes, in all three calling forms.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "naive_collectives.h"
+
+namespace shard::test {
+namespace {
+
+struct MeshChoice {
+  NaiveMesh naive;
+  Mesh mesh;
+};
+
+// Random mesh of 1..3 axes with 1..8 devices in all.
+MeshChoice random_mesh(std::mt19937& rng) {
+  static const std::vector<std::vector<int>> shapes = {{1}, {2}, {3}, {4}, {5}, {8}, {2, 2}, {4, 2}, {2, 4},
+                                                       {2, 3}, {3, 2}, {1, 4}, {2, 2, 2}, {2, 1, 3}, {1, 2, 4}, {7}};
+  const auto& sizes = shapes[rng() % shapes.size()];
+  static const char* names[] = {"a", "b", "c"};
+  NaiveMesh naive;
+  std::vector<MeshAxis> axes;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    naive.names.push_back(names[i]);
+    naive.sizes.push_back(sizes[i]);
+    axes.push_back({names[i], sizes[i]});
+  }
+  return {naive, Mesh(axes)};
+}
+
+// A random subset of the mesh's axes in a random order (possibly empty).
+std::vector<std::string> random_axes(std::mt19937& rng, const NaiveMesh& m) {
+  std::vector<std::string> axes;
+  for (const auto& n : m.names)
+    if (rng() % 2) axes.push_back(n);
+  std::shuffle(axes.begin(), axes.end(), rng);
+  return axes;
+}
+
+Tensor random_tensor(std::mt19937& rng, DType t, const Shape& shape) {
+  Tensor x(t, shape);
+  for (std::int64_t i = 0; i < x.numel(); ++i) {
+    switch (t) {
+      case DType::f32: x.as<float>()[i] = std::uniform_real_distribution<float>(-100, 100)(rng); break;
+      case DType::bf16: x.as<std::uint16_t>()[i] = kernels::f32_to_bf16(std::uniform_real_distribution<float>(-100, 100)(rng)); break;
+      case DType::f16: x.as<std::uint16_t>()[i] = kernels::f32_to_f16(std::uniform_real_distribution<float>(-100, 100)(rng)); break;
+      case DType::i32: x.as<std::int32_t>()[i] = static_cast<std::int32_t>(rng()); break;  // sums overflow: they must wrap
+      case DType::i64: x.as<std::int64_t>()[i] = static_cast<std::int64_t>((std::uint64_t(rng()) << 32) | rng()); break;
+      case DType::boolean: x.as<std::uint8_t>()[i] = rng() % 2; break;
+    }
+  }
+  return x;
+}
+
+enum class Op { psum, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all };
+
+struct Trial {
+  Op op;
+  DType dtype;
+  std::vector<std::string> axes;
+  Shape shape;
+  int axis = 0, split = 0, concat = 0;
+  bool tiled = false;
+  Permutation perm;
+};
+
+// A shape of the given rank whose dimension `dim` suits a group of n (multiple of n, or n).
+Shape random_shape(std::mt19937& rng, int rank, int dim, int n, bool exact, bool large) {
+  Shape s(rank);
+  for (int d = 0; d < rank; ++d) s[d] = 1 + rng() % 4;
+  if (large && rank > 0) s[rank - 1] = 3000 + rng() % 3000;  // > 32 KiB: the split all_reduce path
+  if (dim >= 0) s[dim] = exact ? n : n * (1 + rng() % 3);
+  return s;
+}
+
+Trial random_trial(std::mt19937& rng, const NaiveMesh& m) {
+  Trial t;
+  t.op = static_cast<Op>(rng() % 7);
+  static const DType dtypes[] = {DType::f32, DType::bf16, DType::f16, DType::i32, DType::i64, DType::boolean};
+  t.dtype = dtypes[rng() % 6];
+  t.axes = random_axes(rng, m);
+  const int n = m.group_size(t.axes);
+  const bool large = rng() % 8 == 0;
+  t.tiled = rng() % 2;
+  switch (t.op) {
+    case Op::psum:
+    case Op::pmax:
+    case Op::pmin:
+    case Op::ppermute: {
+      t.shape = random_shape(rng, rng() % 4, -1, n, false, large);
+      if (t.op == Op::ppermute) {
+        std::vector<int> dst(n);
+        for (int i = 0; i < n; ++i) dst[i] = i;
+        std::shuffle(dst.begin(), dst.end(), rng);
+        for (int i = 0; i < n; ++i)
+          if (rng() % 4) t.perm.push_back({i, dst[i]});  // some ranks send nothing: zeros arrive
+      }
+      break;
+    }
+    case Op::all_gather: {
+      const int rank = (t.tiled ? 1 : 0) + rng() % 3;
+      t.shape = random_shape(rng, rank, -1, n, false, large);
+      t.axis = rng() % (t.tiled ? rank : rank + 1);
+      break;
+    }
+    case Op::psum_scatter: {
+      const int rank = 1 + rng() % 3;
+      t.axis = rng() % rank;
+      t.shape = random_shape(rng, rank, t.axis, n, !t.tiled, large);
+      break;
+    }
+    case Op::all_to_all: {
+      const int rank = 1 + rng() % 3;
+      t.split = rng() % rank;
+      t.concat = rng() % rank;
+      t.shape = random_shape(rng, rank, t.split, n, !t.tiled, false);
+      break;
+    }
+  }
+  return t;
+}
+
+Tensor naive_result(const Trial& t, const NaiveMesh& m, const std::vector<Tensor>& inputs, int d) {
+  const int n = m.group_size(t.axes);
+  std::vector<const Tensor*> ins(n);
+  for (int k = 0; k < n; ++k) ins[k] = &inputs[m.peer(d, t.axes, k)];
+  const int r = m.rank(d, t.axes);
+  switch (t.op) {
+    case Op::psum: return naive_reduce(ins, NaiveReduce::sum);
+    case Op::pmax: return naive_reduce(ins, NaiveReduce::max);
+    case Op::pmin: return naive_reduce(ins, NaiveReduce::min);
+    case Op::all_gather: return naive_all_gather(ins, t.axis, t.tiled);
+    case Op::psum_scatter: return naive_psum_scatter(ins, r, t.axis, t.tiled);
+    case Op::all_to_all: return naive_all_to_all(ins, r, t.split, t.concat, t.tiled);
+    case Op::ppermute:
+      for (const auto& [src, dst] : t.perm)
+        if (dst == r) return *ins[src];
+      return Tensor(t.dtype, t.shape);
+  }
+  return {};
+}
+
+Tensor run_op(Device& dev, const Trial& t, const Tensor& x, int form) {
+  const Axes axes(t.axes);
+  if (form == 2) {  // async
+    Pending p;
+    switch (t.op) {
+      case Op::psum: p = start_psum(dev, x, axes); break;
+      case Op::pmax: p = start_pmax(dev, x, axes); break;
+      case Op::pmin: p = start_pmin(dev, x, axes); break;
+      case Op::all_gather: p = start_all_gather(dev, x, axes, t.axis, t.tiled); break;
+      case Op::psum_scatter: p = start_psum_scatter(dev, x, axes, t.axis, t.tiled); break;
+      case Op::ppermute: p = start_ppermute(dev, x, axes, t.perm); break;
+      case Op::all_to_all: p = start_all_to_all(dev, x, axes, t.split, t.concat, t.tiled); break;
+    }
+    return p.wait();
+  }
+  switch (t.op) {
+    case Op::psum: return psum(dev, x, axes);
+    case Op::pmax: return pmax(dev, x, axes);
+    case Op::pmin: return pmin(dev, x, axes);
+    case Op::all_gather: return all_gather(dev, x, axes, t.axis, t.tiled);
+    case Op::psum_scatter: return psum_scatter(dev, x, axes, t.axis, t.tiled);
+    case Op::ppermute: return ppermute(dev, x, axes, t.perm);
+    case Op::all_to_all: return all_to_all(dev, x, axes, t.split, t.concat, t.tiled);
+  }
+  return {};
+}
+
+std::string describe(const Trial& t, const Mesh& mesh) {
+  static const char* ops[] = {"psum", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all"};
+  std::string s = std::string(ops[static_cast<int>(t.op)]) + " over " + Axes(t.axes).to_string() + " of mesh " +
+                  mesh.to_string() + " on " + std::string(dtype_name(t.dtype)) + shape_string(t.shape) +
+                  " axis=" + std::to_string(t.axis) + " split=" + std::to_string(t.split) +
+                  " concat=" + std::to_string(t.concat) + " tiled=" + std::to_string(t.tiled);
+  return s;
+}
+
+TEST(CollectivesRandom, MatchNaiveReference) {
+  Runtime rt{8};
+  std::mt19937 rng(20261122);
+  for (int trial = 0; trial < 400; ++trial) {
+    const MeshChoice mc = random_mesh(rng);
+    const Trial t = random_trial(rng, mc.naive);
+    const int form = trial % 3;
+    SCOPED_TRACE(describe(t, mc.mesh) + " form " + std::to_string(form));
+    std::vector<Tensor> inputs;
+    for (int d = 0; d < mc.mesh.size(); ++d) inputs.push_back(random_tensor(rng, t.dtype, t.shape));
+    std::vector<Tensor> results(mc.mesh.size());
+    rt.run(mc.mesh, [&](Device& dev) { results[dev.id()] = run_op(dev, t, inputs[dev.id()], form); });
+    for (int d = 0; d < mc.mesh.size(); ++d) {
+      const Tensor want = naive_result(t, mc.naive, inputs, d);
+      ASSERT_TRUE(results[d].same_bytes(want)) << "device " << d << ": got " << results[d].type_string() << ", want "
+                                               << want.type_string();
+    }
+  }
+}
+
+TEST(CollectivesRandom, PmeanIsSumOverGroupSize) {
+  Runtime rt{8};
+  std::mt19937 rng(7);
+  const Mesh mesh({{"a", 4}, {"b", 2}});
+  NaiveMesh naive{{"a", "b"}, {4, 2}};
+  for (const std::vector<std::string>& axes : std::vector<std::vector<std::string>>{{"a"}, {"b", "a"}, {}}) {
+    std::vector<Tensor> inputs;
+    for (int d = 0; d < 8; ++d) inputs.push_back(random_tensor(rng, DType::i32, {5}));
+    std::vector<Tensor> results(8);
+    rt.run(mesh, [&](Device& dev) { results[dev.id()] = pmean(dev, inputs[dev.id()], axes); });
+    for (int d = 0; d < 8; ++d) {
+      const int n = naive.group_size(axes);
+      std::vector<const Tensor*> ins;
+      for (int k = 0; k < n; ++k) ins.push_back(&inputs[naive.peer(d, axes, k)]);
+      const Tensor sum = naive_reduce(ins, NaiveReduce::sum);
+      ASSERT_EQ(results[d].dtype(), DType::f32);
+      for (int i = 0; i < 5; ++i)
+        EXPECT_EQ(results[d].as<float>()[i], static_cast<float>(sum.as<std::int32_t>()[i]) / static_cast<float>(n));
+    }
+  }
+}
+
+TEST(CollectivesRandom, OverlappedAsyncCollectivesOnDifferentGroups) {
+  // Several started collectives outstanding at once, waited in start order, with compute between.
+  Runtime rt{8};
+  const Mesh mesh({{"a", 4}, {"b", 2}});
+  NaiveMesh naive{{"a", "b"}, {4, 2}};
+  std::mt19937 rng(3);
+  std::vector<Tensor> inputs;
+  for (int d = 0; d < 8; ++d) inputs.push_back(random_tensor(rng, DType::f32, {64, 129}));
+  std::vector<Tensor> r1(8), r2(8), r3(8), r4(8);
+  rt.run(mesh, [&](Device& dev) {
+    const Tensor& x = inputs[dev.id()];
+    Pending p1 = start_psum(dev, x, {"a"});
+    Pending p2 = start_all_gather(dev, x, {"b"}, 1, true);
+    Pending p3 = start_ppermute_shift(dev, x, {"b", "a"}, 3);
+    Pending p4 = start_psum_scatter(dev, x, {"a", "b"}, 0, true);
+    r1[dev.id()] = p1.wait();
+    r2[dev.id()] = p2.wait();
+    r3[dev.id()] = p3.wait();
+    r4[dev.id()] = p4.wait();
+  });
+  for (int d = 0; d < 8; ++d) {
+    auto group = [&](const std::vector<std::string>& axes) {
+      std::vector<const Tensor*> ins;
+      for (int k = 0; k < naive.group_size(axes); ++k) ins.push_back(&inputs[naive.peer(d, axes, k)]);
+      return ins;
+    };
+    EXPECT_TRUE(r1[d].same_bytes(naive_reduce(group({"a"}), NaiveReduce::sum)));
+    EXPECT_TRUE(r2[d].same_bytes(naive_all_gather(group({"b"}), 1, true)));
+    const int r = naive.rank(d, {"b", "a"});
+    EXPECT_TRUE(r3[d].same_bytes(*group({"b", "a"})[((r - 3) % 8 + 8) % 8]));
+    EXPECT_TRUE(r4[d].same_bytes(naive_psum_scatter(group({"a", "b"}), naive.rank(d, {"a", "b"}), 0, true)));
+  }
+}
+
+TEST(CollectivesRandom, TooManyOutstandingIsAnError) {
+  Runtime rt{2};
+  const Mesh mesh({{"a", 2}});
+  EXPECT_THROW(rt.run(mesh,
+                      [](Device& dev) {
+                        Tensor x(DType::f32, {4});
+                        std::vector<Pending> pending;
+                        for (int i = 0; i < 5; ++i) pending.push_back(start_psum(dev, x, "a"));
+                      }),
+               DeviceError);
+}
+
+TEST(CollectivesRandom, OutputOverloadChecksItsOutput) {
+  Runtime rt{2};
+  const Mesh mesh({{"a", 2}});
+  EXPECT_THROW(rt.run(mesh,
+                      [](Device& dev) {
+                        Tensor x(DType::f32, {4});
+                        Tensor wrong(DType::f32, {5});
+                        psum(dev, x, "a", wrong);
+                      }),
+               DeviceError);
+  EXPECT_THROW(rt.run(mesh,
+                      [](Device& dev) {
+                        Tensor x(DType::f32, {4});
+                        psum(dev, x, "a", x);
+                      }),
+               DeviceError);
+}
+
+}  // namespace
+}  // namespace shard::test
