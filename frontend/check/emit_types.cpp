@@ -22,18 +22,30 @@ void emit_types(const CheckedModule& m, std::ostream& out) {
   for (const auto& c : m.consts)
     out << "const " << c.name << " = " << format_static(c.value) << (c.overridden ? "  (-D)" : "") << "\n";
   for (const auto& f : m.functions) {
-    out << "\n" << ast::function_kind_name(f.kind) << " " << f.name << " on " << f.mesh->name
-        << (f.unchecked ? " unchecked" : "") << "\n";
+    // The signature in global types, then one `FUNC.NAME: TYPE` line per binding
+    // (shard_map bindings, parameters included, are local block types).
+    out << "\n" << ast::function_kind_name(f.kind) << " " << f.name << "(";
     for (std::size_t i = 0; i < f.param_types.size(); ++i)
-      out << "  param " << f.param_names[i] << ": " << to_string(f.param_types[i]) << "\n";
-    for (std::size_t i = 0; i < f.result_types.size(); ++i)
-      out << "  result " << i << ": " << to_string(f.result_types[i]) << "\n";
+      out << (i ? ", " : "") << f.param_names[i] << ": " << to_string(f.param_types[i]);
+    out << ")";
+    if (!f.result_types.empty()) {
+      out << " -> ";
+      bool paren = f.tuple_result || f.result_types.size() != 1;
+      if (paren) out << "(";
+      for (std::size_t i = 0; i < f.result_types.size(); ++i) out << (i ? ", " : "") << to_string(f.result_types[i]);
+      if (paren) out << ")";
+    }
+    out << " on " << f.mesh->name << (f.unchecked ? " unchecked" : "") << "\n";
     std::set<std::pair<ast::NodeId, std::string>> printed;
     for (const auto& b : f.bindings) {
       std::string t = to_string(b.type);
       if (!printed.insert({b.node, t}).second) continue;
-      out << "  " << b.range.begin.line << ":" << b.range.begin.column << " " << b.name << ": " << t << "\n";
+      out << f.name << "." << b.name << ": " << t << "\n";
     }
+    bool several = f.tuple_result || f.result_types.size() != 1;
+    for (std::size_t i = 0; i < f.result_types.size(); ++i)
+      out << f.name << ".return" << (several ? "." + std::to_string(i) : std::string()) << ": "
+          << to_string(f.result_types[i]) << "\n";
   }
 }
 
