@@ -342,7 +342,7 @@ Value Checker::eval_index(const ast::IndexExpr& e) {
   }
   auto r = slice_op(base.type, dims);
   if (!r) {
-    report(r.error(), e.range, {e.base->range});
+    report(r.error(), e.range);
     return Value::error();
   }
   std::vector<std::int64_t> starts, limits, steps, squeezed;

@@ -216,9 +216,10 @@ std::optional<RuleError> check_var_assignment(std::string_view name, const Type&
     AxisSet missing = assigned.varying & ~declared.varying;
     const Mesh& m = *declared.mesh;
     if (missing != 0)
-      notes.push_back("the new value varies over " + format_axis_set(m, missing) + "; declare the var with pvary(" +
-                      std::string(name) + "_init, " + format_axes(m, to_list(missing)) +
-                      ") so that its type varies over them from the start");
+      notes.push_back("the new value varies over " + format_axis_set(m, missing) +
+                      ": make the var varying from the start, e.g. `var " + std::string(name) +
+                      " = pvary(<initial value>, " + format_axes(m, to_list(missing)) +
+                      ");` (JAX: apply pcast(..., to='varying') to the initial carry)");
     else
       notes.push_back("the new value is invariant over " + format_axis_set(m, declared.varying & ~assigned.varying) +
                       "; apply pvary(value, " + format_axes(m, to_list(declared.varying & ~assigned.varying)) +
