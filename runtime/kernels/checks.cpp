@@ -1,6 +1,7 @@
 #include "checks.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace shard::kernels::detail {
 
@@ -51,6 +52,10 @@ int normalize_axis(std::int64_t axis, std::int64_t rank, const char* op) {
 
 void unsupported_dtype(const char* op, DType dtype) {
   throw ArgumentError(std::string(op) + " is not defined for dtype " + std::string(dtype_name(dtype)));
+}
+
+void internal_error(const std::string& what) {
+  throw std::logic_error("internal error in shard kernels: " + what);
 }
 
 }  // namespace shard::kernels::detail

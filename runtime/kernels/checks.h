@@ -18,5 +18,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
 // Normalises a possibly negative axis into [0, rank).
 int normalize_axis(std::int64_t axis, std::int64_t rank, const char* op);
 [[noreturn]] void unsupported_dtype(const char* op, DType dtype);
+// A broken invariant inside the kernels (never the caller's fault): stays on in release builds.
+[[noreturn]] void internal_error(const std::string& what);
 
 }  // namespace shard::kernels::detail

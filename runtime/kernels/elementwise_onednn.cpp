@@ -60,15 +60,15 @@ bool try_onednn_unary(Context& ctx, UnaryOp op, const View& x, const MutView& y)
   const memory::desc md(dims, memory::data_type::f32, memory::dims{1});
   std::string key = "eltwise" + std::to_string(static_cast<int>(alg->alg));
   append_key(key, dims, {1}, memory::data_type::f32);
-  auto& impl = ctx.impl();
-  const auto prim = cached_primitive(key, [&] {
-    const dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg->alg, md, alg->alpha, alg->beta);
-    const dnnl::eltwise_forward::primitive_desc pd(d, user_scratchpad_attr(), impl.engine);
-    return CachedPrimitive{dnnl::eltwise_forward(pd), pd.scratchpad_desc()};
-  });
-  execute(ctx, prim,
-          {{DNNL_ARG_SRC, memory(md, impl.engine, const_cast<void*>(x.data))},
-           {DNNL_ARG_DST, memory(md, impl.engine, y.data)}});
+  auto& bound = bound_primitive(
+      ctx, key,
+      [&] {
+        const dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, alg->alg, md, alg->alpha, alg->beta);
+        const dnnl::eltwise_forward::primitive_desc pd(d, user_scratchpad_attr(), ctx.impl().engine);
+        return CachedPrimitive{dnnl::eltwise_forward(pd), pd.scratchpad_desc()};
+      },
+      [&] { return ArgDescs{{DNNL_ARG_SRC, md}, {DNNL_ARG_DST, md}}; });
+  execute(ctx, bound, {x.data, y.data});
   return true;
 }
 
@@ -97,16 +97,15 @@ bool try_onednn_binary(Context& ctx, BinaryOp op, const View& a, const View& b, 
   std::string key = "binary" + std::to_string(static_cast<int>(*alg));
   append_key(key, out_dims, {}, f32);
   append_key(key, src1_dims, {}, f32);
-  auto& impl = ctx.impl();
-  const auto prim = cached_primitive(key, [&] {
-    const dnnl::binary::desc d(*alg, out_md, src1_md, out_md);
-    const dnnl::binary::primitive_desc pd(d, user_scratchpad_attr(), impl.engine);
-    return CachedPrimitive{dnnl::binary(pd), pd.scratchpad_desc()};
-  });
-  execute(ctx, prim,
-          {{DNNL_ARG_SRC_0, memory(out_md, impl.engine, const_cast<void*>(src0->data))},
-           {DNNL_ARG_SRC_1, memory(src1_md, impl.engine, const_cast<void*>(src1->data))},
-           {DNNL_ARG_DST, memory(out_md, impl.engine, out.data)}});
+  auto& bound = bound_primitive(
+      ctx, key,
+      [&] {
+        const dnnl::binary::desc d(*alg, out_md, src1_md, out_md);
+        const dnnl::binary::primitive_desc pd(d, user_scratchpad_attr(), ctx.impl().engine);
+        return CachedPrimitive{dnnl::binary(pd), pd.scratchpad_desc()};
+      },
+      [&] { return ArgDescs{{DNNL_ARG_SRC_0, out_md}, {DNNL_ARG_SRC_1, src1_md}, {DNNL_ARG_DST, out_md}}; });
+  execute(ctx, bound, {src0->data, src1->data, out.data});
   return true;
 }
 

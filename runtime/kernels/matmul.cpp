@@ -84,22 +84,26 @@ void matmul_f32(Context& ctx, const View& a, const View& b, const MutView& c, bo
   detail::append_key(key, oa.dims, oa.strides, f32);
   detail::append_key(key, ob.dims, ob.strides, f32);
   detail::append_key(key, oc.dims, oc.strides, f32);
-  const memory::desc a_md(oa.dims, f32, oa.strides), b_md(ob.dims, f32, ob.strides), c_md(oc.dims, f32, oc.strides);
-  auto& impl = ctx.impl();
-  const auto prim = detail::cached_primitive(key, [&] {
-    auto attr = detail::user_scratchpad_attr();
-    if (accumulate) {
-      dnnl::post_ops ops;
-      ops.append_sum(1.0f);
-      attr.set_post_ops(ops);
-    }
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, impl.engine);
-    return detail::CachedPrimitive{dnnl::matmul(pd), pd.scratchpad_desc()};
-  });
-  detail::execute(ctx, prim,
-                  {{DNNL_ARG_SRC, memory(a_md, impl.engine, const_cast<void*>(a.data))},
-                   {DNNL_ARG_WEIGHTS, memory(b_md, impl.engine, const_cast<void*>(b.data))},
-                   {DNNL_ARG_DST, memory(c_md, impl.engine, c.data)}});
+  auto& bound = detail::bound_primitive(
+      ctx, key,
+      [&] {
+        auto attr = detail::user_scratchpad_attr();
+        if (accumulate) {
+          dnnl::post_ops ops;
+          ops.append_sum(1.0f);
+          attr.set_post_ops(ops);
+        }
+        const memory::desc a_md(oa.dims, f32, oa.strides), b_md(ob.dims, f32, ob.strides),
+            c_md(oc.dims, f32, oc.strides);
+        const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, ctx.impl().engine);
+        return detail::CachedPrimitive{dnnl::matmul(pd), pd.scratchpad_desc()};
+      },
+      [&] {
+        return detail::ArgDescs{{DNNL_ARG_SRC, memory::desc(oa.dims, f32, oa.strides)},
+                                {DNNL_ARG_WEIGHTS, memory::desc(ob.dims, f32, ob.strides)},
+                                {DNNL_ARG_DST, memory::desc(oc.dims, f32, oc.strides)}};
+      });
+  detail::execute(ctx, bound, {a.data, b.data, c.data});
 }
 
 // bf16/f16: widen to f32 in the context's buffers, multiply, round back once.

@@ -1,9 +1,10 @@
 #include "onednn.h"
 
-#include <mutex>
 #include <atomic>
+#include <mutex>
 #include <shared_mutex>
-#include <unordered_map>
+
+#include "checks.h"
 
 namespace shard::kernels {
 namespace {
@@ -16,7 +17,8 @@ dnnl::engine& cpu_engine() {
 struct PrimitiveCache {
   std::shared_mutex mutex;
   std::unordered_map<std::string, detail::CachedPrimitive> entries;
-  std::int64_t misses = 0;
+  std::int64_t misses = 0;  // under the exclusive lock
+  std::atomic<std::int64_t> hits{0};
 };
 
 PrimitiveCache& cache() {
@@ -24,17 +26,9 @@ PrimitiveCache& cache() {
   return c;
 }
 
-std::atomic<std::int64_t> cache_hits{0};
-
 }  // namespace
 
 Context::Impl::Impl() : engine(cpu_engine()), stream(engine) {}
-
-dnnl::memory Context::Impl::scratchpad_for(const dnnl::memory::desc& md) {
-  const std::size_t bytes = md.get_size();
-  if (scratchpad.size() < bytes) scratchpad.resize(bytes);
-  return dnnl::memory(md, engine, bytes ? scratchpad.data() : nullptr);
-}
 
 Context::Context() : impl_(std::make_unique<Impl>()) {}
 Context::~Context() = default;
@@ -42,7 +36,7 @@ Context::~Context() = default;
 PrimitiveCacheStats primitive_cache_stats() {
   auto& c = cache();
   std::shared_lock lock(c.mutex);
-  return PrimitiveCacheStats{static_cast<std::int64_t>(c.entries.size()), cache_hits.load(), c.misses};
+  return PrimitiveCacheStats{static_cast<std::int64_t>(c.entries.size()), c.hits.load(), c.misses};
 }
 
 namespace detail {
@@ -53,7 +47,7 @@ CachedPrimitive cached_primitive(const std::string& key, const std::function<Cac
     std::shared_lock lock(c.mutex);
     auto it = c.entries.find(key);
     if (it != c.entries.end()) {
-      cache_hits.fetch_add(1, std::memory_order_relaxed);
+      c.hits.fetch_add(1, std::memory_order_relaxed);
       return it->second;
     }
   }
@@ -62,6 +56,39 @@ CachedPrimitive cached_primitive(const std::string& key, const std::function<Cac
   auto [it, inserted] = c.entries.try_emplace(key, std::move(made));
   if (inserted) ++c.misses;
   return it->second;
+}
+
+BoundPrimitive* find_bound(Context& ctx, const std::string& key) {
+  auto& bound = ctx.impl().bound;
+  auto it = bound.find(key);
+  if (it == bound.end()) return nullptr;
+  cache().hits.fetch_add(1, std::memory_order_relaxed);
+  return it->second.get();
+}
+
+BoundPrimitive& bind_slow(Context& ctx, const std::string& key, const std::function<CachedPrimitive()>& make,
+                          const ArgDescs& descs) {
+  auto& impl = ctx.impl();
+  auto b = std::make_unique<BoundPrimitive>();
+  b->cached = cached_primitive(key, make);
+  for (const auto& [id, md] : descs) {
+    b->arg_ids.push_back(id);
+    b->args.emplace(id, dnnl::memory(md, impl.engine, DNNL_MEMORY_NONE));
+  }
+  b->args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(b->cached.scratchpad, impl.engine, DNNL_MEMORY_NONE));
+  return *impl.bound.emplace(key, std::move(b)).first->second;
+}
+
+void execute(Context& ctx, BoundPrimitive& p, std::initializer_list<const void*> pointers) {
+  auto& impl = ctx.impl();
+  if (pointers.size() != p.arg_ids.size()) internal_error("oneDNN primitive called with the wrong number of arguments");
+  std::size_t i = 0;
+  for (const void* ptr : pointers) p.args.at(p.arg_ids[i++]).set_data_handle(const_cast<void*>(ptr));
+  const std::size_t bytes = p.cached.scratchpad.get_size();
+  if (impl.scratchpad.size() < bytes) impl.scratchpad.resize(bytes);
+  if (bytes > 0) p.args.at(DNNL_ARG_SCRATCHPAD).set_data_handle(impl.scratchpad.data());
+  p.cached.primitive.execute(impl.stream, p.args);
+  impl.stream.wait();
 }
 
 void append_key(std::string& key, const dnnl::memory::dims& dims, const dnnl::memory::dims& strides,
@@ -77,13 +104,6 @@ dnnl::primitive_attr user_scratchpad_attr() {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   return attr;
-}
-
-void execute(Context& ctx, const CachedPrimitive& p, std::unordered_map<int, dnnl::memory> args) {
-  auto& impl = ctx.impl();
-  args.emplace(DNNL_ARG_SCRATCHPAD, impl.scratchpad_for(p.scratchpad));
-  p.primitive.execute(impl.stream, args);
-  impl.stream.wait();
 }
 
 }  // namespace detail

@@ -207,15 +207,15 @@ bool try_onednn_reduce(Context& ctx, ReduceOp op, const View& x, const Split& s,
   std::string key = "reduction" + std::to_string(static_cast<int>(alg));
   detail::append_key(key, src_dims, {}, f32);
   detail::append_key(key, dst_dims, {}, f32);
-  auto& impl = ctx.impl();
-  const auto prim = detail::cached_primitive(key, [&] {
-    const dnnl::reduction::desc d(alg, src_md, dst_md, 0.0f, 0.0f);
-    const dnnl::reduction::primitive_desc pd(d, detail::user_scratchpad_attr(), impl.engine);
-    return detail::CachedPrimitive{dnnl::reduction(pd), pd.scratchpad_desc()};
-  });
-  detail::execute(ctx, prim,
-                  {{DNNL_ARG_SRC, memory(src_md, impl.engine, const_cast<void*>(x.data))},
-                   {DNNL_ARG_DST, memory(dst_md, impl.engine, out.data)}});
+  auto& bound = detail::bound_primitive(
+      ctx, key,
+      [&] {
+        const dnnl::reduction::desc d(alg, src_md, dst_md, 0.0f, 0.0f);
+        const dnnl::reduction::primitive_desc pd(d, detail::user_scratchpad_attr(), ctx.impl().engine);
+        return detail::CachedPrimitive{dnnl::reduction(pd), pd.scratchpad_desc()};
+      },
+      [&] { return detail::ArgDescs{{DNNL_ARG_SRC, src_md}, {DNNL_ARG_DST, dst_md}}; });
+  detail::execute(ctx, bound, {x.data, out.data});
   return true;
 }
 

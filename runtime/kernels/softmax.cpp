@@ -19,15 +19,15 @@ bool try_onednn_softmax(Context& ctx, const View& x, int axis, const MutView& y)
   const memory::desc md(dims, memory::data_type::f32, memory::dims(row_major_strides(x.shape)));
   std::string key = "softmax" + std::to_string(axis);
   detail::append_key(key, dims, {}, memory::data_type::f32);
-  auto& impl = ctx.impl();
-  const auto prim = detail::cached_primitive(key, [&] {
-    const dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md, axis);
-    const dnnl::softmax_forward::primitive_desc pd(d, detail::user_scratchpad_attr(), impl.engine);
-    return detail::CachedPrimitive{dnnl::softmax_forward(pd), pd.scratchpad_desc()};
-  });
-  detail::execute(ctx, prim,
-                  {{DNNL_ARG_SRC, memory(md, impl.engine, const_cast<void*>(x.data))},
-                   {DNNL_ARG_DST, memory(md, impl.engine, y.data)}});
+  auto& bound = detail::bound_primitive(
+      ctx, key,
+      [&] {
+        const dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md, axis);
+        const dnnl::softmax_forward::primitive_desc pd(d, detail::user_scratchpad_attr(), ctx.impl().engine);
+        return detail::CachedPrimitive{dnnl::softmax_forward(pd), pd.scratchpad_desc()};
+      },
+      [&] { return detail::ArgDescs{{DNNL_ARG_SRC, md}, {DNNL_ARG_DST, md}}; });
+  detail::execute(ctx, bound, {x.data, y.data});
   return true;
 }
 
