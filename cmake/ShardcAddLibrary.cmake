@@ -1,0 +1,120 @@
+# shardc_add_library: compile .shard files to C++ with shardc and build them into a library.
+#
+#   shardc_add_library(NAME
+#                      SOURCES a.shard [b.shard ...]
+#                      [DEFINES B=1024 [FLAG=true ...]]
+#                      [OUTPUT_DIR dir])
+#
+# For every source FILE.shard, `shardc FILE.shard -D ... -o OUTPUT_DIR` writes
+# OUTPUT_DIR/MODULE.shard.h and OUTPUT_DIR/MODULE.shard.cpp, where MODULE is the file's base
+# name made into a C identifier (the rule of shardc::module_name_for_file). NAME becomes a
+# static library of the generated .cpp files that links shardc::runtime and puts OUTPUT_DIR on
+# its public include path, so users write `#include "MODULE.shard.h"`.
+#
+# The generated files are rebuilt when a .shard file, a code generation template or the shardc
+# executable changes. OUTPUT_DIR defaults to ${CMAKE_CURRENT_BINARY_DIR}/NAME.shardc, one
+# folder per library, so two libraries built from the same .shard file (say with different
+# DEFINES) never write the same files.
+#
+# The same function serves this build tree (where shardc is a target and the templates are in
+# the source tree) and the installed package (find_package(shardc)); both define
+#   shardc::shardc        the compiler (an executable target or an imported executable)
+#   shardc::runtime       the runtime library
+#   SHARDC_TEMPLATE_DIR   the code generation templates, when shardc reads them at run time
+# Modelled on Halide's add_halide_library (cmake/HalideGeneratorHelpers.cmake).
+include_guard(GLOBAL)
+
+function(shardc_add_library NAME)
+  set(options "")
+  set(one_value_keywords OUTPUT_DIR)
+  set(multi_value_keywords SOURCES DEFINES)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "${options}" "${one_value_keywords}" "${multi_value_keywords}")
+
+  # A misspelt keyword would otherwise be read as a source or a define: say so, as Halide does.
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(AUTHOR_WARNING "shardc_add_library(${NAME}): ignoring unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(ARG_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "shardc_add_library(${NAME}): keywords given without a value: ${ARG_KEYWORDS_MISSING_VALUES}")
+  endif()
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "shardc_add_library(${NAME}): SOURCES must name at least one .shard file")
+  endif()
+  if(TARGET ${NAME})
+    message(FATAL_ERROR "shardc_add_library(${NAME}): a target named ${NAME} already exists")
+  endif()
+  if(NOT TARGET shardc::shardc)
+    message(FATAL_ERROR "shardc_add_library(${NAME}): no shardc::shardc target; "
+                        "call find_package(shardc) first (or build shardc in this tree)")
+  endif()
+  if(NOT TARGET shardc::runtime)
+    message(FATAL_ERROR "shardc_add_library(${NAME}): no shardc::runtime target; call find_package(shardc) first")
+  endif()
+
+  if(NOT ARG_OUTPUT_DIR)
+    set(ARG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/${NAME}.shardc")
+  endif()
+  cmake_path(ABSOLUTE_PATH ARG_OUTPUT_DIR BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE)
+
+  # Each DEFINES entry is NAME=VALUE; shardc checks the value, we only check the shape early
+  # so that a typo points at the CMakeLists.txt rather than at a failing build step.
+  set(define_flags "")
+  foreach(define IN LISTS ARG_DEFINES)
+    if(NOT define MATCHES "^[A-Za-z_][A-Za-z0-9_]*=.+$")
+      message(FATAL_ERROR "shardc_add_library(${NAME}): DEFINES entry '${define}' is not NAME=VALUE (a misspelt keyword?)")
+    endif()
+    list(APPEND define_flags -D "${define}")
+  endforeach()
+
+  # Templates: a change must regenerate. In this tree they are source files; an installed
+  # shardc either embeds them (then depending on the executable covers them) or reads them
+  # from SHARDC_TEMPLATE_DIR.
+  set(template_files "")
+  if(SHARDC_TEMPLATE_DIR AND IS_DIRECTORY "${SHARDC_TEMPLATE_DIR}")
+    file(GLOB_RECURSE template_files CONFIGURE_DEPENDS "${SHARDC_TEMPLATE_DIR}/*")
+  endif()
+
+  set(generated_sources "")
+  set(generated_headers "")
+  set(seen_modules "")
+  foreach(source IN LISTS ARG_SOURCES)
+    cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE
+               OUTPUT_VARIABLE source_path)
+    if(NOT source_path MATCHES "\\.shard$")
+      message(FATAL_ERROR "shardc_add_library(${NAME}): source '${source}' is not a .shard file")
+    endif()
+    if(NOT EXISTS "${source_path}")
+      message(FATAL_ERROR "shardc_add_library(${NAME}): source '${source}' does not exist (looked for ${source_path})")
+    endif()
+    cmake_path(GET source_path FILENAME file_name)
+    string(REGEX REPLACE "\\.shard$" "" module "${file_name}")
+    string(MAKE_C_IDENTIFIER "${module}" module)
+    if(module IN_LIST seen_modules)
+      message(FATAL_ERROR "shardc_add_library(${NAME}): two sources give the module name '${module}'; "
+                          "their generated files would overwrite each other")
+    endif()
+    list(APPEND seen_modules "${module}")
+
+    set(header "${ARG_OUTPUT_DIR}/${module}.shard.h")
+    set(implementation "${ARG_OUTPUT_DIR}/${module}.shard.cpp")
+    add_custom_command(
+      OUTPUT "${header}" "${implementation}"
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${ARG_OUTPUT_DIR}"
+      COMMAND shardc::shardc "${source_path}" ${define_flags} -o "${ARG_OUTPUT_DIR}"
+      DEPENDS "${source_path}" shardc::shardc ${template_files}
+      COMMENT "shardc: generating ${module}.shard.h/.cpp from ${file_name}"
+      VERBATIM)
+    list(APPEND generated_headers "${header}")
+    list(APPEND generated_sources "${implementation}")
+  endforeach()
+
+  add_library(${NAME} STATIC ${generated_sources} ${generated_headers})
+  target_include_directories(${NAME} PUBLIC "$<BUILD_INTERFACE:${ARG_OUTPUT_DIR}>")
+  target_link_libraries(${NAME} PUBLIC shardc::runtime)
+  target_compile_features(${NAME} PUBLIC cxx_std_20)
+  set_target_properties(${NAME} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  # Where the generated files are, for users who want to read or install them.
+  set_target_properties(${NAME} PROPERTIES
+    SHARDC_OUTPUT_DIR "${ARG_OUTPUT_DIR}"
+    SHARDC_GENERATED_HEADERS "${generated_headers}")
+endfunction()

@@ -1,0 +1,83 @@
+# Run by ctest (tests/install/CMakeLists.txt) as `cmake -P`: installs the already built tree
+# to a fresh prefix, then configures, builds and tests downstream/ against that prefix only.
+# When the installed shardc generates C++, it also checks that shardc_add_library regenerates
+# a library's C++ when its .shard file changes.
+#
+# Inputs (-D): BUILD_DIR PREFIX WORK_DIR DOWNSTREAM_SOURCE EXAMPLES_DIR GENERATOR
+#              CXX_COMPILER BUILD_TYPE
+cmake_minimum_required(VERSION 3.25)
+
+foreach(var BUILD_DIR PREFIX WORK_DIR DOWNSTREAM_SOURCE EXAMPLES_DIR GENERATOR CXX_COMPILER BUILD_TYPE)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "install_and_build.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+function(run_step what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${status}):\n${out}")
+  endif()
+  set(step_output "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE "${PREFIX}" "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+# 1. Install what the build tree already built.
+run_step("cmake --install" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${PREFIX}")
+foreach(file bin/shardc include/shard/shard.h include/shard/runtime.h
+             lib/cmake/shardc/shardcConfig.cmake lib/cmake/shardc/shardcConfigVersion.cmake
+             lib/cmake/shardc/shardcTargets.cmake lib/cmake/shardc/ShardcAddLibrary.cmake)
+  if(NOT EXISTS "${PREFIX}/${file}")
+    message(FATAL_ERROR "the install has no ${file}")
+  endif()
+endforeach()
+if(EXISTS "${EXAMPLES_DIR}/../templates/shardgen_prelude.h" AND NOT EXISTS "${PREFIX}/include/shardgen_prelude.h")
+  message(FATAL_ERROR "the install has no include/shardgen_prelude.h (templates/ has one)")
+endif()
+file(GLOB runtime_archives "${PREFIX}/lib*/libshard_runtime.a")
+if(NOT runtime_archives)
+  message(FATAL_ERROR "the install has no libshard_runtime.a")
+endif()
+
+# A copy of one example that step 4 edits (the source tree is never touched).
+set(regen_source "${WORK_DIR}/regen_probe.shard")
+file(READ "${EXAMPLES_DIR}/explicit_matmul.shard" example_text)
+file(WRITE "${regen_source}" "${example_text}\nconst REGEN_MARK = 1;\n")
+
+# 2. Configure downstream/ against the prefix only: no package registry, no system shardc.
+set(build "${WORK_DIR}/build")
+run_step("configuring downstream/"
+  "${CMAKE_COMMAND}" -S "${DOWNSTREAM_SOURCE}" -B "${build}" -G "${GENERATOR}"
+  "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}"
+  "-DCMAKE_PREFIX_PATH=${PREFIX}" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+  "-DSHARDC_EXAMPLES_DIR=${EXAMPLES_DIR}" "-DSHARDC_REGEN_PROBE=${regen_source}")
+file(STRINGS "${build}/CMakeCache.txt" found_dir REGEX "^shardc_DIR:")
+if(NOT found_dir MATCHES "=${PREFIX}/")
+  message(FATAL_ERROR "find_package(shardc) found the wrong package: ${found_dir}")
+endif()
+file(STRINGS "${build}/CMakeCache.txt" has_codegen REGEX "^SHARDC_DOWNSTREAM_HAS_CODEGEN:")
+
+# 3. Build and run its tests.
+run_step("building downstream/" "${CMAKE_COMMAND}" --build "${build}")
+run_step("testing downstream/" "${CMAKE_COMMAND}" -E chdir "${build}" ctest --output-on-failure)
+message(STATUS "${step_output}")
+
+# 4. Editing a .shard file regenerates its C++ on the next build.
+if(has_codegen MATCHES "=(ON|TRUE|1)$")
+  set(header "${build}/regen_probe.shardc/regen_probe.shard.h")
+  file(STRINGS "${header}" marks REGEX "REGEN_MARK")
+  if(NOT marks MATCHES "1")
+    message(FATAL_ERROR "${header} does not declare REGEN_MARK = 1: ${marks}")
+  endif()
+  file(WRITE "${regen_source}" "${example_text}\nconst REGEN_MARK = 27;\n")
+  run_step("rebuilding downstream/" "${CMAKE_COMMAND}" --build "${build}")
+  file(STRINGS "${header}" marks REGEX "REGEN_MARK")
+  if(NOT marks MATCHES "27")
+    message(FATAL_ERROR "editing ${regen_source} did not regenerate ${header}: ${marks}")
+  endif()
+  message(STATUS "regeneration after an edit: ok")
+else()
+  message(STATUS "the installed shardc generates no C++ yet: examples and regeneration not tested")
+endif()
