@@ -1,6 +1,16 @@
 #include "shard/device.h"
 
+#include "shard/kernels/context.h"
+
 namespace shard {
+
+Device::Device(int id, Communicator& comm) : id_(id), comm_(&comm) {}
+Device::~Device() = default;
+
+kernels::Context& Device::kernels() {
+  if (!kernels_) kernels_ = std::make_unique<kernels::Context>();
+  return *kernels_;
+}
 
 void Device::begin_call(const Mesh& mesh) {
   mesh_ = &mesh;

@@ -12,9 +12,14 @@
 
 namespace shard {
 
+namespace kernels {
+class Context;
+}
+
 class Device {
  public:
-  Device(int id, Communicator& comm) : id_(id), comm_(&comm) {}
+  Device(int id, Communicator& comm);
+  ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
@@ -27,6 +32,9 @@ class Device {
   // This device's group for a collective over `axes`; computed once per mesh and cached, so the
   // reference stays valid for the whole call.
   const Group& group(const Axes& axes);
+  // This device thread's kernels context (oneDNN stream and scratch), created on first use and
+  // kept for the life of the Runtime.
+  kernels::Context& kernels();
 
   // Used by the Runtime at the start of each call.
   void begin_call(const Mesh& mesh);
@@ -41,6 +49,7 @@ class Device {
   const Mesh* mesh_ = nullptr;
   std::optional<Mesh> cached_for_;  // the mesh the cached groups belong to
   std::vector<std::unique_ptr<CachedGroup>> groups_;
+  std::unique_ptr<kernels::Context> kernels_;
 };
 
 }  // namespace shard

@@ -12,3 +12,4 @@
 #include "shard/runtime.h"
 #include "shard/sharding.h"
 #include "shard/tensor.h"
+#include "shard/tensor_views.h"
