@@ -20,6 +20,7 @@
 # the source tree) and the installed package (find_package(shardc)); both define
 #   shardc::shardc        the compiler (an executable target or an imported executable)
 #   shardc::runtime       the runtime library
+#   shardc::prelude       (this tree only) the include path of templates/shardgen_prelude.h
 #   SHARDC_TEMPLATE_DIR   the code generation templates, when shardc reads them at run time
 # Modelled on Halide's add_halide_library (cmake/HalideGeneratorHelpers.cmake).
 include_guard(GLOBAL)
@@ -111,6 +112,11 @@ function(shardc_add_library NAME)
   add_library(${NAME} STATIC ${generated_sources} ${generated_headers})
   target_include_directories(${NAME} PUBLIC "$<BUILD_INTERFACE:${ARG_OUTPUT_DIR}>")
   target_link_libraries(${NAME} PUBLIC shardc::runtime)
+  # Generated code includes "shardgen_prelude.h": installed beside the runtime's headers, and
+  # in this tree on the include path of codegen/'s shardc::prelude.
+  if(TARGET shardc::prelude)
+    target_link_libraries(${NAME} PUBLIC shardc::prelude)
+  endif()
   target_compile_features(${NAME} PUBLIC cxx_std_20)
   set_target_properties(${NAME} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   # Where the generated files are, for users who want to read or install them.

@@ -35,15 +35,6 @@ else()
   set(SHARDC_TEMPLATE_DIR "")
 endif()
 
-# The generated files' fixed prelude is a real header that generated code includes as
-# "shardgen_prelude.h": beside the runtime's headers once installed, and found in templates/
-# through shardc::runtime inside this tree.
-set(shardc_prelude ${PROJECT_SOURCE_DIR}/templates/shardgen_prelude.h)
-if(EXISTS ${shardc_prelude} AND TARGET shard_runtime)
-  target_include_directories(shard_runtime PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/templates>)
-  install(FILES ${shardc_prelude} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-endif()
-
 include(ShardcAddLibrary)
 
 # Nothing to package when the runtime is not part of this build (e.g. a fuzzing build).
@@ -56,9 +47,11 @@ install(EXPORT shardcTargets
   FILE shardcTargets.cmake
   DESTINATION ${SHARDC_INSTALL_CMAKEDIR})
 
+# The installed config is written aside (package/) so that the build tree's own config can
+# live at the top of the build tree.
 configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/shardcConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/shardcConfig.cmake
+  ${PROJECT_BINARY_DIR}/package/shardcConfig.cmake
   INSTALL_DESTINATION ${SHARDC_INSTALL_CMAKEDIR}
   PATH_VARS SHARDC_INSTALL_TEMPLATEDIR CMAKE_INSTALL_BINDIR)
 # 0.x: a minor version may change the generated API, so only the same minor version matches.
@@ -67,7 +60,15 @@ write_basic_package_version_file(
   VERSION ${PROJECT_VERSION}
   COMPATIBILITY SameMinorVersion)
 install(FILES
-  ${PROJECT_BINARY_DIR}/shardcConfig.cmake
+  ${PROJECT_BINARY_DIR}/package/shardcConfig.cmake
   ${PROJECT_BINARY_DIR}/shardcConfigVersion.cmake
   ${CMAKE_CURRENT_LIST_DIR}/ShardcAddLibrary.cmake
   DESTINATION ${SHARDC_INSTALL_CMAKEDIR})
+
+# The same package straight from this build tree, without installing:
+#   find_package(shardc) with -Dshardc_DIR=<build dir> (or the build dir in CMAKE_PREFIX_PATH)
+# gives the targets of this tree (headers from the source tree, libraries and shardc from the
+# build tree), e.g. for `shardc run` or a quick outside build.
+export(EXPORT shardcTargets NAMESPACE shardc:: FILE ${PROJECT_BINARY_DIR}/shardcTargets.cmake)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/shardcBuildTreeConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/shardcConfig.cmake @ONLY)

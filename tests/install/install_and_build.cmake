@@ -1,11 +1,19 @@
-# Run by ctest (tests/install/CMakeLists.txt) as `cmake -P`: installs the already built tree
-# to a fresh prefix, then configures, builds and tests downstream/ against that prefix only.
-# When the installed shardc generates C++, it also checks that shardc_add_library regenerates
-# a library's C++ when its .shard file changes.
+# Run by ctest (tests/install/CMakeLists.txt) as `cmake -P`. MODE=install: installs the
+# already built tree to a fresh prefix, then configures, builds and tests downstream/ against
+# that prefix only. MODE=build-tree: the same against the build tree's own package
+# (shardc_DIR = BUILD_DIR), nothing installed. When shardc generates C++, it also checks that
+# shardc_add_library regenerates a library's C++ when its .shard file changes.
 #
-# Inputs (-D): BUILD_DIR PREFIX WORK_DIR DOWNSTREAM_SOURCE EXAMPLES_DIR GENERATOR
-#              CXX_COMPILER BUILD_TYPE
+# Inputs (-D): MODE BUILD_DIR PREFIX WORK_DIR DOWNSTREAM_SOURCE EXAMPLES_DIR GENERATOR
+#              CXX_COMPILER BUILD_TYPE   (PREFIX only for MODE=install)
 cmake_minimum_required(VERSION 3.25)
+
+if(NOT MODE STREQUAL "install" AND NOT MODE STREQUAL "build-tree")
+  message(FATAL_ERROR "install_and_build.cmake: -DMODE=install or -DMODE=build-tree")
+endif()
+if(MODE STREQUAL "build-tree")
+  set(PREFIX "${BUILD_DIR}")
+endif()
 
 foreach(var BUILD_DIR PREFIX WORK_DIR DOWNSTREAM_SOURCE EXAMPLES_DIR GENERATOR CXX_COMPILER BUILD_TYPE)
   if(NOT DEFINED ${var})
@@ -21,24 +29,27 @@ function(run_step what)
   set(step_output "${out}" PARENT_SCOPE)
 endfunction()
 
-file(REMOVE_RECURSE "${PREFIX}" "${WORK_DIR}")
+file(REMOVE_RECURSE "${WORK_DIR}")
 file(MAKE_DIRECTORY "${WORK_DIR}")
+if(MODE STREQUAL "install")
+  file(REMOVE_RECURSE "${PREFIX}")
 
-# 1. Install what the build tree already built.
-run_step("cmake --install" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${PREFIX}")
-foreach(file bin/shardc include/shard/shard.h include/shard/runtime.h
-             lib/cmake/shardc/shardcConfig.cmake lib/cmake/shardc/shardcConfigVersion.cmake
-             lib/cmake/shardc/shardcTargets.cmake lib/cmake/shardc/ShardcAddLibrary.cmake)
-  if(NOT EXISTS "${PREFIX}/${file}")
-    message(FATAL_ERROR "the install has no ${file}")
+  # 1. Install what the build tree already built.
+  run_step("cmake --install" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${PREFIX}")
+  foreach(file bin/shardc include/shard/shard.h include/shard/runtime.h
+               lib/cmake/shardc/shardcConfig.cmake lib/cmake/shardc/shardcConfigVersion.cmake
+               lib/cmake/shardc/shardcTargets.cmake lib/cmake/shardc/ShardcAddLibrary.cmake)
+    if(NOT EXISTS "${PREFIX}/${file}")
+      message(FATAL_ERROR "the install has no ${file}")
+    endif()
+  endforeach()
+  if(EXISTS "${EXAMPLES_DIR}/../templates/shardgen_prelude.h" AND NOT EXISTS "${PREFIX}/include/shardgen_prelude.h")
+    message(FATAL_ERROR "the install has no include/shardgen_prelude.h (templates/ has one)")
   endif()
-endforeach()
-if(EXISTS "${EXAMPLES_DIR}/../templates/shardgen_prelude.h" AND NOT EXISTS "${PREFIX}/include/shardgen_prelude.h")
-  message(FATAL_ERROR "the install has no include/shardgen_prelude.h (templates/ has one)")
-endif()
-file(GLOB runtime_archives "${PREFIX}/lib*/libshard_runtime.a")
-if(NOT runtime_archives)
-  message(FATAL_ERROR "the install has no libshard_runtime.a")
+  file(GLOB runtime_archives "${PREFIX}/lib*/libshard_runtime.a")
+  if(NOT runtime_archives)
+    message(FATAL_ERROR "the install has no libshard_runtime.a")
+  endif()
 endif()
 
 # A copy of one example that step 4 edits (the source tree is never touched).
@@ -51,10 +62,10 @@ set(build "${WORK_DIR}/build")
 run_step("configuring downstream/"
   "${CMAKE_COMMAND}" -S "${DOWNSTREAM_SOURCE}" -B "${build}" -G "${GENERATOR}"
   "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}"
-  "-DCMAKE_PREFIX_PATH=${PREFIX}" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+  "-DCMAKE_PREFIX_PATH=${PREFIX}" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF "-Dshardc_ROOT=${PREFIX}"
   "-DSHARDC_EXAMPLES_DIR=${EXAMPLES_DIR}" "-DSHARDC_REGEN_PROBE=${regen_source}")
 file(STRINGS "${build}/CMakeCache.txt" found_dir REGEX "^shardc_DIR:")
-if(NOT found_dir MATCHES "=${PREFIX}/")
+if(NOT found_dir MATCHES "=${PREFIX}(/|$)")
   message(FATAL_ERROR "find_package(shardc) found the wrong package: ${found_dir}")
 endif()
 file(STRINGS "${build}/CMakeCache.txt" has_codegen REGEX "^SHARDC_DOWNSTREAM_HAS_CODEGEN:")
