@@ -1,0 +1,230 @@
+#include "evaluator/apply_op.h"
+
+#include <algorithm>
+#include <set>
+
+#include "evaluator/eval_error.h"
+#include "evaluator/op_attrs.h"
+#include "evaluator/ops_einsum.h"
+#include "evaluator/ops_elementwise.h"
+#include "evaluator/ops_reduce.h"
+#include "evaluator/ops_shape.h"
+#include "frontend/check/dtype_rules.h"
+#include "frontend/internal_error.h"
+
+namespace shardc::eval {
+namespace {
+
+using check::Type;
+
+const std::set<std::string_view> kUnary = {"neg",  "abs",  "sign",  "square", "relu", "floor", "ceil",  "round",
+                                           "logical_not", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin",
+                                           "cos",  "tan",  "tanh",  "erf",    "sigmoid", "gelu"};
+const std::set<std::string_view> kArithmetic = {"add", "sub", "mul", "div", "floor_div", "rem", "maximum", "minimum", "pow"};
+const std::set<std::string_view> kCompare = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or"};
+const std::set<std::string_view> kCollectives = {"axis_index", "psum", "pmean", "pmax", "pmin", "all_gather",
+                                                 "all_gather_invariant", "psum_scatter", "all_to_all", "ppermute",
+                                                 "ragged_all_to_all", "pvary"};
+
+struct Call {
+  const check::CheckedFunction& f;
+  const check::Op& op;
+  const std::vector<const EvalValue*>& in;
+
+  const HostTensor& arg(std::size_t i) const {
+    SHARDC_ASSERT(i < in.size(), op_location(op) + " has too few operands");
+    return array_of(*in[i], op);
+  }
+  const Type& out_type(std::size_t i = 0) const {
+    SHARDC_ASSERT(i < op.outputs.size(), op_location(op) + " has too few results");
+    return f.values[op.outputs[i]];
+  }
+  const Type& in_type(std::size_t i) const { return f.values[op.inputs[i]]; }
+  DType out_dtype() const { return out_type().dtype; }
+  // A scalar operand (a start index, a seed) as an integer.
+  std::int64_t scalar_int(std::size_t i) const {
+    const HostTensor& t = arg(i);
+    if (t.size() != 1) SHARDC_ASSERT(false, op_location(op) + ": operand " + std::to_string(i) + " is not a scalar");
+    return t.as_int(0);
+  }
+  int axis(const char* name = "axis") const { return static_cast<int>(attr_int(op, name)); }
+};
+
+HostTensor constant(const Call& c) {
+  const Type& t = c.out_type();
+  const check::Attr& value = c.op.attrs.at("value");
+  // A weak static int keeps its 64 bits: the dtype it joins decides how it wraps.
+  if (const auto* i = std::get_if<std::int64_t>(&value)) {
+    DType dt = t.weak && shard::is_integer(t.dtype) ? DType::i64 : t.dtype;
+    return HostTensor::from_ints(dt, {}, {*i});
+  }
+  if (const auto* d = std::get_if<double>(&value)) return HostTensor::from_floats(t.dtype, {}, {*d});
+  return HostTensor::from_ints(t.dtype, {}, {std::get<bool>(value) ? 1 : 0});
+}
+
+DType compare_dtype(const Call& c) {
+  const Type& a = c.in_type(0);
+  const Type& b = c.in_type(1);
+  return check::promote({a.dtype, a.weak}, {b.dtype, b.weak}).dtype;
+}
+
+std::vector<int> reduce_axes(const Call& c) {
+  std::vector<int> axes;
+  for (auto a : attr_ints(c.op, "axes")) axes.push_back(static_cast<int>(a));
+  return axes;
+}
+
+std::int64_t normalize_bound(std::int64_t v, std::int64_t n) { return v < 0 ? v + n : v; }
+
+HostTensor slice_op(const Call& c) {
+  const HostTensor& x = c.arg(0);
+  if (has_attr(c.op, "starts"))
+    return slice(x, attr_ints(c.op, "starts"), attr_ints(c.op, "limits"), attr_ints(c.op, "steps"),
+                 attr_ints(c.op, "squeezed"));
+  // slice(x, start, stop, axis=, step=)
+  int axis = c.axis();
+  std::vector<std::int64_t> starts(x.rank(), 0), limits(x.shape.begin(), x.shape.end()), steps(x.rank(), 1);
+  std::int64_t n = x.shape.at(axis);
+  starts[axis] = normalize_bound(attr_int(c.op, "start"), n);
+  limits[axis] = normalize_bound(attr_int(c.op, "stop"), n);
+  steps[axis] = has_attr(c.op, "step") ? attr_int(c.op, "step") : 1;
+  return slice(x, starts, limits, steps);
+}
+
+HostTensor dynamic_slice_op(const Call& c) {
+  const HostTensor& x = c.arg(0);
+  std::vector<std::int64_t> starts(x.rank(), 0), sizes(x.shape.begin(), x.shape.end());
+  if (has_attr(c.op, "sizes")) {
+    sizes = attr_ints(c.op, "sizes");
+    for (int d = 0; d < x.rank(); ++d) starts[d] = c.scalar_int(1 + d);
+  } else {
+    int axis = c.axis();
+    starts.at(axis) = c.scalar_int(1);
+    sizes.at(axis) = attr_int(c.op, "size");
+  }
+  return dynamic_slice(x, starts, sizes);
+}
+
+HostTensor dynamic_update_slice_op(const Call& c) {
+  const HostTensor& x = c.arg(0);
+  std::vector<std::int64_t> starts(x.rank(), 0);
+  int axis = c.axis();
+  if (axis < 0) {
+    for (int d = 0; d < x.rank(); ++d) starts[d] = c.scalar_int(2 + d);
+  } else {
+    starts.at(axis) = c.scalar_int(2);
+  }
+  return dynamic_update_slice(x, c.arg(1), starts);
+}
+
+// x[i] with a runtime i: negative i counts from the end, then clamps (JAX).
+HostTensor dynamic_index_op(const Call& c) {
+  const HostTensor& x = c.arg(0);
+  if (x.rank() == 0) throw EvalError("indexing a scalar");
+  std::int64_t n = x.shape[0];
+  std::int64_t i = c.scalar_int(1);
+  if (i < 0) i += n;
+  i = std::clamp<std::int64_t>(i, 0, std::max<std::int64_t>(n - 1, 0));
+  std::vector<std::int64_t> sizes(x.shape.begin(), x.shape.end()), starts(x.rank(), 0);
+  starts[0] = i;
+  sizes[0] = 1;
+  return squeeze(dynamic_slice(x, starts, sizes), 0);
+}
+
+std::vector<HostTensor> operands(const Call& c) {
+  std::vector<HostTensor> xs;
+  for (std::size_t i = 0; i < c.in.size(); ++i) xs.push_back(c.arg(i));
+  return xs;
+}
+
+// Random arrays: the output type's shape is the whole array this evaluation computes (the
+// global array in a func, the local block in a shard_map body, numbered from 0).
+HostTensor random_op(const Call& c) {
+  const Type& t = c.out_type();
+  HostTensor out = HostTensor::zeros(DType::f32, t.shape());
+  SHARDC_ASSERT(t.dtype == DType::f32, op_location(c.op) + ": random arrays are f32");
+  auto block = shard::random::Block::whole(t.shape());
+  shard::random::Key k = key_of(*c.in.at(0), c.op);
+  if (c.op.name == "uniform")
+    shard::random::uniform(k, DType::f32, block, attr_number(c.op, "min"), attr_number(c.op, "max"), out.floats.data());
+  else
+    shard::random::normal(k, DType::f32, block, out.floats.data());
+  return out;
+}
+
+std::vector<EvalValue> dispatch(const Call& c) {
+  const std::string& n = c.op.name;
+  auto one = [](HostTensor t) { return std::vector<EvalValue>{std::move(t)}; };
+  if (n == "constant") return one(constant(c));
+  if (kUnary.count(n)) return one(unary(n, c.arg(0), c.out_dtype()));
+  if (kArithmetic.count(n)) return one(binary(n, c.arg(0), c.arg(1), c.out_dtype()));
+  if (kCompare.count(n)) return one(binary(n, c.arg(0), c.arg(1), compare_dtype(c)));
+  if (n == "select") return one(select(c.arg(0), c.arg(1), c.arg(2), c.out_dtype()));
+  if (n == "convert") return one(convert(c.arg(0), c.out_dtype()));
+  if (n.rfind("reduce_", 0) == 0)
+    return one(reduce(std::string_view(n).substr(7), c.arg(0), reduce_axes(c), attr_bool(c.op, "keepdims"), c.out_dtype()));
+  if (n == "softmax") return one(softmax(c.arg(0), c.axis(), c.out_dtype()));
+  if (n == "top_k") {
+    auto [values, indices] = top_k(c.arg(0), attr_int(c.op, "k"));
+    return {values, indices};
+  }
+  if (n == "einsum") return one(einsum(attr_string(c.op, "spec"), operands(c), c.out_dtype()));
+  if (n == "reshape") return one(reshape(c.arg(0), attr_ints(c.op, "shape")));
+  if (n == "broadcast_to") return one(broadcast_to(c.arg(0), c.out_type().shape()));
+  if (n == "transpose") return one(transpose(c.arg(0), attr_ints(c.op, "perm")));
+  if (n == "expand_dims") return one(expand_dims(c.arg(0), c.axis()));
+  if (n == "squeeze") return one(squeeze(c.arg(0), c.axis()));
+  if (n == "slice") return one(slice_op(c));
+  if (n == "dynamic_slice") return one(dynamic_slice_op(c));
+  if (n == "dynamic_update_slice") return one(dynamic_update_slice_op(c));
+  if (n == "dynamic_index") return one(dynamic_index_op(c));
+  if (n == "concat") return one(concat(operands(c), c.axis(), c.out_dtype()));
+  if (n == "stack") return one(stack(operands(c), c.axis(), c.out_dtype()));
+  if (n == "split") {
+    std::vector<EvalValue> parts;
+    for (HostTensor& p : split(c.arg(0), attr_int(c.op, "n"), c.axis())) parts.emplace_back(std::move(p));
+    return parts;
+  }
+  if (n == "roll") return one(roll(c.arg(0), attr_int(c.op, "shift"), c.axis()));
+  if (n == "reshard") return one(c.arg(0));  // a layout change: the values stay
+  if (n == "zeros" || n == "ones") {
+    HostTensor t = HostTensor::zeros(c.out_dtype(), c.out_type().shape());
+    if (n == "ones")
+      for (std::int64_t i = 0; i < t.size(); ++i) t.store_int(i, 1);
+    return one(std::move(t));
+  }
+  if (n == "full") return one(full(c.out_dtype(), c.out_type().shape(), c.arg(0)));
+  if (n == "arange")
+    return one(arange(attr_number(c.op, "start"), attr_number(c.op, "stop"), attr_number(c.op, "step"), c.out_dtype()));
+  if (n == "key") return {shard::random::key(c.scalar_int(0))};
+  if (n == "split_key") {
+    std::vector<EvalValue> keys;
+    for (const auto& k : shard::random::split(key_of(*c.in.at(0), c.op), attr_int(c.op, "n"))) keys.emplace_back(k);
+    return keys;
+  }
+  if (n == "fold_in")
+    return {shard::random::fold_in(key_of(*c.in.at(0), c.op), static_cast<std::uint32_t>(c.scalar_int(1)))};
+  if (n == "uniform" || n == "normal") return one(random_op(c));
+  SHARDC_ASSERT(false, op_location(c.op) + " is not known to the evaluator");
+}
+
+}  // namespace
+
+bool is_collective_op(std::string_view name) { return kCollectives.count(name) != 0; }
+
+std::vector<EvalValue> apply_local_op(const check::CheckedFunction& f, const check::Op& op,
+                                      const std::vector<const EvalValue*>& inputs) {
+  Call c{f, op, inputs};
+  std::vector<EvalValue> out;
+  try {
+    out = dispatch(c);
+  } catch (const EvalError& e) {
+    throw EvalError(op_location(op) + " in " + f.name + ": " + e.what());
+  }
+  SHARDC_ASSERT(out.size() == op.outputs.size(), op_location(op) + " made " + std::to_string(out.size()) +
+                                                     " results for " + std::to_string(op.outputs.size()) + " outputs");
+  for (std::size_t i = 0; i < out.size(); ++i) check_value_type(out[i], f.values[op.outputs[i]], op);
+  return out;
+}
+
+}  // namespace shardc::eval

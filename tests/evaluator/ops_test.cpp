@@ -1,0 +1,191 @@
+// Unit tests of the evaluator's local ops: elementwise, reductions, einsum, shape ops.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "evaluator/eval_error.h"
+#include "evaluator/ops_einsum.h"
+#include "evaluator/ops_elementwise.h"
+#include "evaluator/ops_reduce.h"
+#include "evaluator/ops_shape.h"
+
+namespace shardc::eval {
+namespace {
+
+HostTensor ints(Shape shape, std::vector<std::int64_t> v, DType dt = DType::i32) {
+  return HostTensor::from_ints(dt, std::move(shape), v);
+}
+HostTensor floats(Shape shape, std::vector<double> v, DType dt = DType::f32) {
+  return HostTensor::from_floats(dt, std::move(shape), v);
+}
+
+TEST(Elementwise, BroadcastingFollowsNumPy) {
+  HostTensor col = ints({2, 1}, {10, 20});
+  HostTensor row = ints({3}, {1, 2, 3});
+  HostTensor s = binary("add", col, row, DType::i32);
+  EXPECT_EQ(s.shape, (Shape{2, 3}));
+  EXPECT_EQ(s.ints, (std::vector<std::int64_t>{11, 12, 13, 21, 22, 23}));
+  EXPECT_THROW(binary("add", ints({2}, {1, 2}), ints({3}, {1, 2, 3}), DType::i32), EvalError);
+}
+
+TEST(Elementwise, IntegerArithmeticWraps) {
+  HostTensor big = ints({2}, {2147483647, -2147483648LL});
+  HostTensor one = ints({}, {1});
+  EXPECT_EQ(binary("add", big, one, DType::i32).ints, (std::vector<std::int64_t>{-2147483648LL, -2147483647}));
+  EXPECT_EQ(binary("mul", big, ints({}, {2}), DType::i32).ints, (std::vector<std::int64_t>{-2, 0}));
+  EXPECT_EQ(unary("neg", ints({1}, {-2147483648LL}), DType::i32).ints[0], -2147483648LL);
+  HostTensor i64 = ints({1}, {std::numeric_limits<std::int64_t>::max()}, DType::i64);
+  EXPECT_EQ(binary("add", i64, ints({}, {1}, DType::i64), DType::i64).ints[0], std::numeric_limits<std::int64_t>::min());
+}
+
+TEST(Elementwise, FloorDivisionAndModuloFloor) {
+  HostTensor a = ints({6}, {-7, 7, -7, 7, 0, 5});
+  HostTensor b = ints({6}, {2, -2, -2, 2, 0, 0});
+  EXPECT_EQ(binary("floor_div", a, b, DType::i32).ints, (std::vector<std::int64_t>{-4, -4, 3, 3, -1, -2}));
+  EXPECT_EQ(binary("rem", a, b, DType::i32).ints, (std::vector<std::int64_t>{1, -1, -1, 1, 0, 0}));
+  EXPECT_EQ(binary("rem", ints({1}, {-1}), ints({1}, {4}), DType::i32).ints[0], 3);
+  EXPECT_EQ(binary("floor_div", ints({1}, {-2147483648LL}), ints({1}, {-1}), DType::i32).ints[0], -2147483648LL);
+  HostTensor f = binary("rem", floats({2}, {-1.5, 5.5}), floats({2}, {4, -2}), DType::f32);
+  EXPECT_EQ(f.floats, (std::vector<float>{2.5f, -0.5f}));
+  HostTensor q = binary("floor_div", floats({2}, {-7, 7.5}), floats({2}, {2, 2}), DType::f32);
+  EXPECT_EQ(q.floats, (std::vector<float>{-4.0f, 3.0f}));
+}
+
+TEST(Elementwise, TrueDivisionOfIntegersComputesInTheFloatResult) {
+  HostTensor r = binary("div", ints({2}, {1, 7}), ints({2}, {2, 2}), DType::f32);
+  EXPECT_EQ(r.dtype, DType::f32);
+  EXPECT_EQ(r.floats, (std::vector<float>{0.5f, 3.5f}));
+}
+
+TEST(Elementwise, Bf16RoundsAfterEveryOp) {
+  HostTensor a = floats({1}, {1.0}, DType::bf16);
+  HostTensor eps = floats({1}, {1.0 / 512}, DType::bf16);  // below half an ulp of 1 in bf16
+  HostTensor s = binary("add", a, eps, DType::bf16);
+  EXPECT_EQ(s.floats[0], 1.0f);
+  HostTensor s32 = binary("add", a, eps, DType::f32);  // promoted: computed in f32
+  EXPECT_EQ(s32.floats[0], 1.0f + 1.0f / 512);
+}
+
+TEST(Elementwise, ComparisonsPromoteThenGiveBool) {
+  HostTensor r = binary("lt", ints({3}, {1, 2, 3}), floats({}, {2.5}), DType::f32);
+  EXPECT_EQ(r.dtype, DType::boolean);
+  EXPECT_EQ(r.ints, (std::vector<std::int64_t>{1, 1, 0}));
+  HostTensor w = select(r, ints({3}, {1, 2, 3}), ints({}, {0}), DType::i32);
+  EXPECT_EQ(w.ints, (std::vector<std::int64_t>{1, 2, 0}));
+}
+
+TEST(Elementwise, MathFunctions) {
+  HostTensor x = floats({3}, {-1, 0, 2});
+  EXPECT_EQ(unary("relu", x, DType::f32).floats, (std::vector<float>{0, 0, 2}));
+  EXPECT_EQ(unary("square", x, DType::f32).floats, (std::vector<float>{1, 0, 4}));
+  EXPECT_FLOAT_EQ(unary("sigmoid", x, DType::f32).floats[1], 0.5f);
+  EXPECT_NEAR(unary("gelu", x, DType::f32).floats[2], 1.9545977f, 1e-6);
+  EXPECT_EQ(unary("round", floats({3}, {0.5, 1.5, -2.5}), DType::f32).floats, (std::vector<float>{0, 2, -2}));
+  HostTensor e = unary("exp", ints({1}, {0}), DType::f32);  // float math of ints gives f32
+  EXPECT_EQ(e.dtype, DType::f32);
+  EXPECT_EQ(e.floats[0], 1.0f);
+  EXPECT_TRUE(std::isnan(binary("maximum", floats({1}, {std::nan("")}), floats({1}, {1}), DType::f32).floats[0]));
+}
+
+TEST(Elementwise, ConvertTruncatesSaturatesAndRounds) {
+  HostTensor x = floats({4}, {2.9, -2.9, 3e9, 0.0});
+  EXPECT_EQ(convert(x, DType::i32).ints, (std::vector<std::int64_t>{2, -2, 2147483647, 0}));
+  EXPECT_EQ(convert(x, DType::boolean).ints, (std::vector<std::int64_t>{1, 1, 1, 0}));
+  EXPECT_EQ(convert(ints({1}, {257}), DType::bf16).floats[0], 256.0f);
+}
+
+TEST(Reduce, SumsMeansAndExtremes) {
+  HostTensor x = ints({2, 3}, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(reduce("sum", x, {}, false, DType::i32).ints, (std::vector<std::int64_t>{21}));
+  EXPECT_EQ(reduce("sum", x, {0}, false, DType::i32).ints, (std::vector<std::int64_t>{5, 7, 9}));
+  HostTensor m = reduce("mean", x, {1}, true, DType::f32);
+  EXPECT_EQ(m.shape, (Shape{2, 1}));
+  EXPECT_EQ(m.floats, (std::vector<float>{2, 5}));
+  EXPECT_EQ(reduce("max", x, {0}, false, DType::i32).ints, (std::vector<std::int64_t>{4, 5, 6}));
+  EXPECT_EQ(reduce("prod", x, {1}, false, DType::i32).ints, (std::vector<std::int64_t>{6, 120}));
+  HostTensor b = ints({3}, {1, 0, 1}, DType::boolean);
+  EXPECT_EQ(reduce("sum", b, {}, false, DType::i32).ints[0], 2);  // bool counts in i32
+  HostTensor wrap = ints({2}, {2147483647, 1});
+  EXPECT_EQ(reduce("sum", wrap, {}, false, DType::i32).ints[0], -2147483648LL);
+}
+
+TEST(Reduce, ArgmaxTakesTheFirstAndNaNWins) {
+  HostTensor x = floats({2, 3}, {1, 3, 3, 2, std::nan(""), 5});
+  EXPECT_EQ(reduce("argmax", x, {1}, false, DType::i32).ints, (std::vector<std::int64_t>{1, 1}));
+  EXPECT_EQ(reduce("argmin", ints({4}, {3, 1, 1, 2}), {0}, false, DType::i32).ints[0], 1);
+}
+
+TEST(Reduce, SoftmaxAndTopK) {
+  HostTensor s = softmax(floats({2, 2}, {0, 0, 0, std::log(3.0)}), 1, DType::f32);
+  EXPECT_FLOAT_EQ(s.floats[0], 0.5f);
+  EXPECT_FLOAT_EQ(s.floats[3], 0.75f);
+  auto [v, i] = top_k(ints({2, 4}, {1, 5, 5, 2, 9, 8, 7, 6}), 2);
+  EXPECT_EQ(v.ints, (std::vector<std::int64_t>{5, 5, 9, 8}));
+  EXPECT_EQ(i.ints, (std::vector<std::int64_t>{1, 2, 0, 1}));
+  EXPECT_EQ(i.dtype, DType::i32);
+}
+
+TEST(Einsum, MatmulBatchAndSummedLetters) {
+  HostTensor a = ints({2, 3}, {1, 2, 3, 4, 5, 6});
+  HostTensor b = ints({3, 2}, {1, 0, 0, 1, 1, 1});
+  EXPECT_EQ(einsum("mk,kn->mn", {a, b}, DType::i32).ints, (std::vector<std::int64_t>{4, 5, 10, 11}));
+  EXPECT_EQ(einsum("ij->j", {a}, DType::i32).ints, (std::vector<std::int64_t>{5, 7, 9}));
+  EXPECT_EQ(einsum("ij->ji", {a}, DType::i32).ints, (std::vector<std::int64_t>{1, 4, 2, 5, 3, 6}));
+  HostTensor x = ints({2, 1, 2}, {1, 2, 3, 4});
+  HostTensor y = ints({2, 2, 1}, {1, 1, 2, 2});
+  EXPECT_EQ(einsum("bij,bjk->bik", {x, y}, DType::i32).ints, (std::vector<std::int64_t>{3, 14}));
+  HostTensor f = einsum("k,k->", {floats({2}, {0.5, 0.25}), ints({2}, {2, 4})}, DType::f32);
+  EXPECT_EQ(f.shape, Shape{});
+  EXPECT_EQ(f.floats[0], 2.0f);
+  EXPECT_THROW(einsum("mk,kn->mn", {a, a}, DType::i32), EvalError);
+}
+
+TEST(Shape, ReshapeTransposeSlices) {
+  HostTensor x = ints({2, 3}, {0, 1, 2, 3, 4, 5});
+  EXPECT_EQ(transpose(x, {1, 0}).ints, (std::vector<std::int64_t>{0, 3, 1, 4, 2, 5}));
+  EXPECT_THROW(reshape(x, {4}), EvalError);
+  HostTensor s = slice(x, {0, 1}, {2, 3}, {1, 1});
+  EXPECT_EQ(s.shape, (Shape{2, 2}));
+  EXPECT_EQ(s.ints, (std::vector<std::int64_t>{1, 2, 4, 5}));
+  HostTensor row = slice(x, {1, 0}, {2, 3}, {1, 2}, {0});
+  EXPECT_EQ(row.shape, (Shape{2}));
+  EXPECT_EQ(row.ints, (std::vector<std::int64_t>{3, 5}));
+  EXPECT_THROW(slice(x, {0, 0}, {3, 3}, {1, 1}), EvalError);
+}
+
+TEST(Shape, DynamicStartsClampAsInJax) {
+  HostTensor x = ints({5}, {0, 1, 2, 3, 4});
+  EXPECT_EQ(dynamic_slice(x, {4}, {2}).ints, (std::vector<std::int64_t>{3, 4}));
+  EXPECT_EQ(dynamic_slice(x, {-3}, {2}).ints, (std::vector<std::int64_t>{0, 1}));
+  HostTensor u = dynamic_update_slice(x, ints({2}, {9, 9}), {10});
+  EXPECT_EQ(u.ints, (std::vector<std::int64_t>{0, 1, 2, 9, 9}));
+  HostTensor uf = dynamic_update_slice(floats({2}, {0, 0}), ints({1}, {3}), {1});
+  EXPECT_EQ(uf.floats, (std::vector<float>{0, 3}));
+}
+
+TEST(Shape, ConcatStackSplitRoll) {
+  HostTensor a = ints({1, 2}, {1, 2});
+  HostTensor b = ints({1, 2}, {3, 4});
+  EXPECT_EQ(concat({a, b}, 1, DType::i32).ints, (std::vector<std::int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(concat({a, b}, 0, DType::i32).shape, (Shape{2, 2}));
+  HostTensor st = stack({a, b}, 2, DType::f32);
+  EXPECT_EQ(st.shape, (Shape{1, 2, 2}));
+  EXPECT_EQ(st.floats, (std::vector<float>{1, 3, 2, 4}));
+  auto parts = split(ints({4}, {0, 1, 2, 3}), 2, 0);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[1].ints, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_THROW(split(ints({3}, {0, 1, 2}), 2, 0), EvalError);
+  EXPECT_EQ(roll(ints({5}, {0, 1, 2, 3, 4}), 2, 0).ints, (std::vector<std::int64_t>{3, 4, 0, 1, 2}));
+  EXPECT_EQ(roll(ints({5}, {0, 1, 2, 3, 4}), -6, 0).ints, (std::vector<std::int64_t>{1, 2, 3, 4, 0}));
+}
+
+TEST(Shape, Constructors) {
+  EXPECT_EQ(arange(0, 5, 2, DType::i32).ints, (std::vector<std::int64_t>{0, 2, 4}));
+  EXPECT_EQ(arange(1, 0, 1, DType::i32).size(), 0);
+  EXPECT_EQ(arange(0, 1, 0.25, DType::f32).floats, (std::vector<float>{0, 0.25f, 0.5f, 0.75f}));
+  EXPECT_EQ(full(DType::i32, {2}, floats({}, {2.7})).ints, (std::vector<std::int64_t>{2, 2}));
+}
+
+}  // namespace
+}  // namespace shardc::eval
