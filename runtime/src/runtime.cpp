@@ -55,8 +55,9 @@ Runtime::~Runtime() {
   for (auto& w : workers_) {
     w->stop = true;
     w->signal.fetch_add(1, std::memory_order_release);
-    w->signal.notify_one();
   }
+  dispatch_.fetch_add(1, std::memory_order_release);
+  dispatch_.notify_all();
   for (auto& w : workers_) w->thread.join();
 }
 
@@ -100,8 +101,9 @@ void Runtime::run_erased(const Mesh& mesh, Erased fn, void* ctx) {
     Worker& w = *workers_[d];
     w.call = &call;
     w.signal.fetch_add(1, std::memory_order_release);
-    w.signal.notify_one();
   }
+  dispatch_.fetch_add(1, std::memory_order_seq_cst);
+  dispatch_.notify_all();
   detail::wait_while_equal(first.completion, completion);
   comm_->end_call(call.devices);
   release(mesh);
@@ -110,12 +112,28 @@ void Runtime::run_erased(const Mesh& mesh, Erased fn, void* ctx) {
     throw DeviceError(-1, "a started collective was dropped without wait(); the call was aborted");
 }
 
+std::uint32_t Runtime::wait_for_call(Worker& w, std::uint32_t seen) {
+  for (int i = 0; i < detail::kSpinIterations; ++i) {
+    const std::uint32_t s = w.signal.load(std::memory_order_acquire);
+    if (s != seen) return s;
+    detail::cpu_relax();
+  }
+  while (true) {
+    // Read the dispatch word before the signal: a call handed over after this read bumps the
+    // word too, so the wait below returns at once instead of missing it.
+    const std::uint32_t epoch = dispatch_.load(std::memory_order_seq_cst);
+    const std::uint32_t s = w.signal.load(std::memory_order_acquire);
+    if (s != seen) return s;
+    dispatch_.wait(epoch, std::memory_order_acquire);
+  }
+}
+
 void Runtime::worker_loop(Worker& w) {
   tls_owner = this;
   omp_set_num_threads(omp_threads_);
   std::uint32_t seen = 0;
   while (true) {
-    seen = detail::wait_while_equal(w.signal, seen);
+    seen = wait_for_call(w, seen);
     if (w.stop) return;
     Call& call = *w.call;
     auto fail = [&](std::string message) {

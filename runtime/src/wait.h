@@ -14,7 +14,7 @@ inline void cpu_relax() {
 #endif
 }
 
-constexpr int kSpinIterations = 64;
+constexpr int kSpinIterations = 8;
 
 // Returns the first value that differs from `old`.
 inline std::uint32_t wait_while_equal(const std::atomic<std::uint32_t>& word, std::uint32_t old) {

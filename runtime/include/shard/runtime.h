@@ -50,6 +50,7 @@ class Runtime {
 
   void run_erased(const Mesh& mesh, Erased fn, void* ctx);
   void worker_loop(Worker& w);
+  std::uint32_t wait_for_call(Worker& w, std::uint32_t seen);
   void acquire(const Mesh& mesh);
   void release(const Mesh& mesh);
 
@@ -59,6 +60,9 @@ class Runtime {
   std::mutex busy_mutex_;
   std::condition_variable busy_cv_;
   std::vector<char> busy_;  // per device: held by a call in progress
+  // Bumped after handing calls to workers: idle workers all sleep on this one word, so a
+  // launch costs one futex wake for all devices rather than one per device.
+  std::atomic<std::uint32_t> dispatch_{0};
 };
 
 }  // namespace shard
