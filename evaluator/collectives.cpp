@@ -103,31 +103,32 @@ Blocks psum_scatter(const Blocks& blocks, int dim, bool tiled, DType result) {
   return out;
 }
 
-Blocks all_to_all(const Blocks& blocks, int split_axis, int concat_axis, bool tiled) {
+Blocks all_to_all(const Blocks& blocks, int split_axis, int concat_axis, bool tiled, std::string_view axis_name) {
+  std::string named = axis_name.empty() ? std::string() : std::string(axis_name) + " ";
   std::int64_t n = group_size(blocks);
   const HostTensor& first = blocks.front();
   int rank = first.rank();
   int s = normalized(split_axis, rank, "all_to_all split_axis");
   if (!tiled) {
     if (first.shape[s] != n)
-      throw EvalError("all_to_all requires the size of the mapped axis to equal x.shape[split_axis], but they are " +
+      throw EvalError("all_to_all requires the size of the mapped axis " + named + "to equal x.shape[split_axis], but they are " +
                       std::to_string(n) + " and " + std::to_string(first.shape[s]) + " respectively.");
     // JAX's definition: concat names a position after split is removed; insert a size-1
     // dim there, run the tiled form, squeeze the split dim (size 1 after the exchange).
     int c = normalized(concat_axis, rank, "all_to_all concat_axis");
-    if (s == c) return all_to_all(blocks, s, c, true);
+    if (s == c) return all_to_all(blocks, s, c, true, axis_name);
     if (s < c) ++c;
     Blocks expanded;
     for (const HostTensor& b : blocks) expanded.push_back(expand_dims(b, c));
     int s2 = s > c ? s + 1 : s;  // the split dim moved by the inserted one
-    Blocks tiled_out = all_to_all(expanded, s2, c, true);
+    Blocks tiled_out = all_to_all(expanded, s2, c, true, axis_name);
     for (HostTensor& b : tiled_out) b = squeeze(b, s2);
     return tiled_out;
   }
   int c = normalized(concat_axis, rank, "all_to_all concat_axis");
   if (first.shape[s] % n != 0)
     throw EvalError("The size of all_to_all split_axis (" + std::to_string(first.shape[s]) +
-                    ") has to be divisible by the size of the named axis (" + std::to_string(n) + ")");
+                    ") has to be divisible by the size of the named axis " + named + "(" + std::to_string(n) + ")");
   std::vector<Blocks> chunks;  // chunks[source][destination]
   for (const HostTensor& b : blocks) chunks.push_back(split(b, n, s));
   Blocks out;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,7 +31,8 @@ Blocks psum_scatter(const Blocks& blocks, int dim, bool tiled, DType result);
 
 // Tiled: member i gets chunk i of every member's `split` dim, concatenated along `concat`
 // in source order. Untiled: shape[split] == n; result insert(delete(shape, split), concat, n).
-Blocks all_to_all(const Blocks& blocks, int split, int concat, bool tiled);
+// `axis_name` (e.g. "dp" or "(dp,tp)") only names the group in JAX's error messages.
+Blocks all_to_all(const Blocks& blocks, int split, int concat, bool tiled, std::string_view axis_name = "");
 
 // (source, destination) pairs of group indices; members that are no destination get zeros.
 Blocks ppermute(const Blocks& blocks, const std::vector<std::pair<std::int64_t, std::int64_t>>& perm);

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "evaluator/apply_op.h"
+#include "evaluator/blocks.h"
 #include "evaluator/collectives.h"
 #include "evaluator/eval_error.h"
 #include "evaluator/mesh_groups.h"
@@ -23,31 +24,11 @@ namespace {
 
 using check::Type;
 
-// Where device `device`'s block of an array of global type `t` starts, and its shape.
-struct BlockPlace {
-  std::vector<std::int64_t> starts;
-  Shape shape;
-};
-
-BlockPlace place_of(const Mesh& mesh, const Type& t, std::int64_t device) {
-  BlockPlace p;
-  for (const check::Dim& d : t.dims) {
-    std::int64_t parts = 1;
-    for (int a : d.axes) parts *= mesh.axis_sizes[a];
-    SHARDC_ASSERT(parts > 0 && d.size % parts == 0, "dimension " + std::to_string(d.size) + " of " + check::to_string(t) +
-                                                        " does not divide over its axes");
-    std::int64_t size = d.size / parts;
-    std::int64_t index = d.axes.empty() ? 0 : group_index(mesh, d.axes, device);
-    p.starts.push_back(index * size);
-    p.shape.push_back(size);
-  }
-  return p;
-}
-
-HostTensor block_of(const HostTensor& global, const BlockPlace& p) {
-  std::vector<std::int64_t> limits(p.starts.size()), steps(p.starts.size(), 1);
-  for (std::size_t d = 0; d < p.starts.size(); ++d) limits[d] = p.starts[d] + p.shape[d];
-  return slice(global, p.starts, limits, steps);
+// The sharding spec of a global type: per dimension, its mesh axes.
+Spec spec_of(const Type& t) {
+  Spec spec;
+  for (const check::Dim& d : t.dims) spec.push_back(d.axes);
+  return spec;
 }
 
 const Mesh& mesh_of(const check::CheckedFunction& f) {
@@ -82,7 +63,7 @@ class Simulator {
           for (auto& dv : values_) dv[v].reset();
     }
     std::vector<EvalValue> results;
-    for (std::size_t r = 0; r < f_.results.size(); ++r) results.push_back(assemble(r));
+    for (std::size_t r = 0; r < f_.results.size(); ++r) results.push_back(assemble_result(r));
     return results;
   }
 
@@ -104,7 +85,7 @@ class Simulator {
     const Type& global_type = f_.param_types.at(index);
     for (std::int64_t d = 0; d < devices_; ++d) {
       if (global_type.kind == check::TypeKind::key) set(d, op, 0, global);
-      else set(d, op, 0, block_of(array_of(global, op), place_of(mesh_, global_type, d)));
+      else set(d, op, 0, block_of(mesh_, array_of(global, op), spec_of(global_type), d));
     }
   }
 
@@ -144,7 +125,7 @@ class Simulator {
         out = psum_scatter(gather(op, 0, members), static_cast<int>(attr_int(op, "dim")), attr_bool(op, "tiled"), out_dtype);
       } else if (n == "all_to_all") {
         out = all_to_all(gather(op, 0, members), static_cast<int>(attr_int(op, "split")),
-                         static_cast<int>(attr_int(op, "concat")), attr_bool(op, "tiled"));
+                         static_cast<int>(attr_int(op, "concat")), attr_bool(op, "tiled"), check::format_axes(mesh_, axes));
       } else if (n == "ppermute") {
         const auto& flat = attr_ints(op, "perm");
         SHARDC_ASSERT(flat.size() % 2 == 0, op_location(op) + ": perm is not a list of pairs");
@@ -166,47 +147,21 @@ class Simulator {
   }
 
   // Result r as a global array of its out-type, from the devices' blocks.
-  EvalValue assemble(std::size_t r) {
+  EvalValue assemble_result(std::size_t r) {
     const Type& t = f_.result_types.at(r);
     check::ValueId v = f_.results.at(r);
     SHARDC_ASSERT(t.kind == check::TypeKind::array, "shard_map '" + f_.name + "' returns a non-array");
-    HostTensor global = HostTensor::zeros(t.dtype, t.shape());
-    std::vector<bool> written(static_cast<std::size_t>(global.size()), false);
-    auto strides = strides_of(global.shape);
-    check::Op where;  // for messages: the function, not an op
+    check::Op where;  // for messages: the function's return, not an op
     where.name = "return";
+    std::vector<HostTensor> blocks;
     for (std::int64_t d = 0; d < devices_; ++d) {
       const auto& slot = values_[d][v];
       SHARDC_ASSERT(slot.has_value(), "shard_map '" + f_.name + "' result " + std::to_string(r) + " was never computed");
-      HostTensor block = array_of(*slot, where);
-      if (block.dtype != t.dtype) block = convert(block, t.dtype);  // a weak scalar returned as the declared dtype
-      BlockPlace p = place_of(mesh_, t, d);
-      SHARDC_ASSERT(block.shape == p.shape, "shard_map '" + f_.name + "' result " + std::to_string(r) + " has block shape " +
-                                                shape_text(block.shape) + " on device " + std::to_string(d) +
-                                                ", out type " + check::to_string(t) + " needs " + shape_text(p.shape));
-      // Copy the block into place, element by element (coordinates of the block).
-      std::vector<std::int64_t> c(p.shape.size(), 0);
-      for (std::int64_t i = 0; i < block.size(); ++i) {
-        std::int64_t g = 0;
-        for (std::size_t k = 0; k < c.size(); ++k) g += (p.starts[k] + c[k]) * strides[k];
-        if (!written[g]) {
-          global.copy_element(g, block, i);
-          written[g] = true;
-        } else if (!f_.unchecked) {
-          bool same = global.is_float() ? std::bit_cast<std::uint32_t>(global.floats[g]) ==
-                                              std::bit_cast<std::uint32_t>(block.floats[i])
-                                        : global.ints[g] == block.ints[i];
-          SHARDC_ASSERT(same, "shard_map '" + f_.name + "' result " + std::to_string(r) + ": device " + std::to_string(d) +
-                                  " holds a replica that differs from a lower device's, although the vma check "
-                                  "proved the result replicated");
-        }
-        for (int k = static_cast<int>(c.size()) - 1; k >= 0; --k) {
-          if (++c[k] < p.shape[k]) break;
-          c[k] = 0;
-        }
-      }
+      blocks.push_back(array_of(*slot, where));
     }
-    return global;
+    // A weak scalar returned through a declared dtype takes that dtype (assemble converts).
+    return assemble(mesh_, t.dtype, t.shape(), spec_of(t), blocks, !f_.unchecked,
+                    "shard_map '" + f_.name + "' result " + std::to_string(r) + " (" + check::to_string(t) + ")");
   }
 
   const check::CheckedFunction& f_;
