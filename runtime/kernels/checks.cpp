@@ -16,6 +16,16 @@ void check_view(const View& v, const char* op, const char* name) {
   if (v.data == nullptr && v.size() > 0) throw ArgumentError(std::string(op) + ": " + name + " has no data");
 }
 
+void check_output(const View& v, const char* op) {
+  check_view(v, op, "result");
+  for (std::size_t d = 0; d < v.shape.size(); ++d) {
+    if (v.shape[d] > 1 && v.strides[d] == 0) {
+      throw ArgumentError(std::string(op) + ": the result is a broadcast view (stride 0 in dimension " +
+                          std::to_string(d) + " of shape " + shape_string(v.shape) + ")");
+    }
+  }
+}
+
 void check_same_dtype(DType a, DType b, const char* op) {
   if (a != b) {
     throw ArgumentError(std::string(op) + ": dtypes differ: " + std::string(dtype_name(a)) + " and " +

@@ -11,6 +11,8 @@ namespace shard::kernels::detail {
 
 // Ranks of shape and strides agree and no dimension is negative.
 void check_view(const View& v, const char* op, const char* name);
+// A result view: also rejects stride 0 on a dimension of size > 1 (two elements, one address).
+void check_output(const View& v, const char* op);
 void check_same_dtype(DType a, DType b, const char* op);
 void check_same_shape(const Shape& a, const Shape& b, const char* op);
 // numpy broadcasting: the shape of a op b. Throws ShapeError when they do not broadcast.

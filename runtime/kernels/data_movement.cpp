@@ -65,7 +65,7 @@ void check_starts(const Shape& operand, const Shape& sizes, const std::vector<st
 
 void copy(const View& src, const MutView& dst) {
   detail::check_view(src, "copy", "source");
-  detail::check_view(dst, "copy", "destination");
+  detail::check_output(dst, "copy");
   detail::check_same_shape(src.shape, dst.shape, "copy");
   if (dst.size() == 0) return;
   if (src.dtype == dst.dtype && src.is_row_major() && dst.is_row_major()) {

@@ -79,7 +79,7 @@ void map2(const View& a, const View& b, const MutView& out, F f) {
 void check_broadcast(const View& a, const View& b, const MutView& out, const char* op) {
   detail::check_view(a, op, "lhs");
   detail::check_view(b, op, "rhs");
-  detail::check_view(out, op, "result");
+  detail::check_output(out, op);
   const Shape shape = detail::broadcast_shapes(a.shape, b.shape, op);
   if (shape != out.shape) {
     throw ShapeError(std::string(op) + ": operands " + shape_string(a.shape) + " and " + shape_string(b.shape) +
@@ -157,7 +157,7 @@ void binary_typed(BinaryOp op, const View& a, const View& b, const MutView& out)
 
 void unary(Context& ctx, UnaryOp op, const View& x, const MutView& y) {
   detail::check_view(x, op_name(op), "operand");
-  detail::check_view(y, op_name(op), "result");
+  detail::check_output(y, op_name(op));
   detail::check_same_dtype(x.dtype, y.dtype, op_name(op));
   detail::check_same_shape(x.shape, y.shape, op_name(op));
   if (y.size() == 0) return;

@@ -99,7 +99,7 @@ Shape splice(const Shape& x, int axis, const Shape& middle) {
 
 void take(const View& x, const View& indices, int axis, const MutView& out, IndexMode mode) {
   detail::check_view(x, "take", "operand");
-  detail::check_view(out, "take", "result");
+  detail::check_output(out, "take");
   check_indices(indices, "take");
   detail::check_same_dtype(x.dtype, out.dtype, "take");
   const int ax = detail::normalize_axis(axis, x.rank(), "take");
@@ -118,7 +118,7 @@ void take(const View& x, const View& indices, int axis, const MutView& out, Inde
 
 void take_along_axis(const View& x, const View& indices, int axis, const MutView& out, IndexMode mode) {
   detail::check_view(x, "take_along_axis", "operand");
-  detail::check_view(out, "take_along_axis", "result");
+  detail::check_output(out, "take_along_axis");
   check_indices(indices, "take_along_axis");
   detail::check_same_dtype(x.dtype, out.dtype, "take_along_axis");
   const int ax = detail::normalize_axis(axis, x.rank(), "take_along_axis");
@@ -159,7 +159,7 @@ void take_along_axis(const View& x, const View& indices, int axis, const MutView
 }
 
 void scatter(Context& ctx, const MutView& operand, const View& indices, const View& updates, int axis, ScatterOp op) {
-  detail::check_view(operand, "scatter", "operand");
+  detail::check_output(operand, "scatter");
   detail::check_view(updates, "scatter", "updates");
   check_indices(indices, "scatter");
   detail::check_same_dtype(operand.dtype, updates.dtype, "scatter");

@@ -46,12 +46,17 @@ Operand to_operand(const View& v, std::size_t rank) {
 void check_shapes(const View& a, const View& b, const View& c) {
   detail::check_view(a, "matmul", "lhs");
   detail::check_view(b, "matmul", "rhs");
-  detail::check_view(c, "matmul", "out");
+  detail::check_output(c, "matmul");
   detail::check_same_dtype(a.dtype, b.dtype, "matmul");
   detail::check_same_dtype(a.dtype, c.dtype, "matmul");
   auto shapes = [&] {
     return shape_string(a.shape) + " @ " + shape_string(b.shape) + " -> " + shape_string(c.shape);
   };
+  for (const View* v : {&a, &b, &c}) {
+    for (auto s : v->strides) {
+      if (s < 0) throw ArgumentError("matmul: negative strides are not supported, got strides " + shape_string(v->strides));
+    }
+  }
   if (a.rank() < 2 || b.rank() < 2 || c.rank() < 2) {
     throw ShapeError("matmul: operands and result need at least 2 dims, got " + shapes());
   }

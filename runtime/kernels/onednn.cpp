@@ -5,6 +5,7 @@
 #include <shared_mutex>
 
 #include "checks.h"
+#include "shard/errors.h"
 
 namespace shard::kernels {
 namespace {
@@ -89,6 +90,10 @@ void execute(Context& ctx, BoundPrimitive& p, std::initializer_list<const void*>
   if (bytes > 0) p.args.at(DNNL_ARG_SCRATCHPAD).set_data_handle(impl.scratchpad.data());
   p.cached.primitive.execute(impl.stream, p.args);
   impl.stream.wait();
+}
+
+void rethrow_as_argument_error(const std::string& key, const dnnl::error& e) {
+  throw ArgumentError("oneDNN cannot run " + key + ": " + e.what());
 }
 
 void append_key(std::string& key, const dnnl::memory::dims& dims, const dnnl::memory::dims& strides,

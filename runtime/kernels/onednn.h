@@ -60,10 +60,17 @@ BoundPrimitive& bind_slow(Context& ctx, const std::string& key, const std::funct
                           const ArgDescs& descs);
 BoundPrimitive* find_bound(Context& ctx, const std::string& key);
 
+[[noreturn]] void rethrow_as_argument_error(const std::string& key, const dnnl::error& e);
+
 template <typename Make, typename Descs>
 BoundPrimitive& bound_primitive(Context& ctx, const std::string& key, Make&& make, Descs&& descs) {
   if (BoundPrimitive* b = find_bound(ctx, key)) return *b;
-  return bind_slow(ctx, key, make, descs());
+  try {
+    return bind_slow(ctx, key, make, descs());
+  } catch (const dnnl::error& e) {
+    // oneDNN refused the descriptors: the caller's views are not something it can run.
+    rethrow_as_argument_error(key, e);
+  }
 }
 
 // Runs a bound primitive on the context's stream with the given data pointers (one per arg id,

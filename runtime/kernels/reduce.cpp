@@ -41,7 +41,7 @@ Split split_axes(const View& x, const std::vector<int>& axes, const char* op) {
 
 // `out` may have the kept shape or the keepdims shape; returns it viewed with the kept shape.
 MutView output_as_kept(const MutView& out, const Split& s, const char* op) {
-  detail::check_view(out, op, "result");
+  detail::check_output(out, op);
   if (out.shape == s.kept_shape) return out;
   if (out.shape == s.keepdims_shape) {
     MutView v{out.data, out.dtype, {}, {}};

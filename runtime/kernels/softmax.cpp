@@ -73,7 +73,7 @@ void softmax_loop(const View& x, int axis, const MutView& y) {
 
 void softmax(Context& ctx, const View& x, int axis, const MutView& y) {
   detail::check_view(x, "softmax", "operand");
-  detail::check_view(y, "softmax", "result");
+  detail::check_output(y, "softmax");
   detail::check_same_dtype(x.dtype, y.dtype, "softmax");
   detail::check_same_shape(x.shape, y.shape, "softmax");
   const int ax = detail::normalize_axis(axis, x.rank(), "softmax");

@@ -58,7 +58,7 @@ void sorted_rows(const View& x, int axis, const Shape& out_strides, bool descend
 
 void check_sort_args(const View& x, const MutView& out, const char* op) {
   detail::check_view(x, op, "operand");
-  detail::check_view(out, op, "result");
+  detail::check_output(out, op);
   detail::check_same_shape(x.shape, out.shape, op);
 }
 

@@ -224,3 +224,16 @@ TEST(KernelsMatmul, DeviceThreadsShareTheCacheSafely) {
   for (auto& th : threads) th.join();
   for (int t = 0; t < 4; ++t) expect_close(cs[t], reference(as[t], bs[t], {24, 16}, DType::f32), 32);
 }
+
+TEST(KernelsMatmul, BroadcastOrNegativeStridedViewsAreClearErrors) {
+  sk::Context ctx;
+  Array a(DType::f32, {2, 3}), b(DType::f32, {3, 4}), c(DType::f32, {1, 4});
+  // A result that is a broadcast of one row: every row would land on the same memory.
+  const sk::MutView broadcast_out{c.bytes.data(), DType::f32, {2, 4}, {0, 1}};
+  EXPECT_THROW(sk::matmul(ctx, a.view(), b.view(), broadcast_out), shard::ArgumentError);
+  // Negative strides are not something oneDNN takes: an ArgumentError, not a oneDNN exception.
+  Array big(DType::f32, {3, 4});
+  const sk::View reversed{big.bytes.data() + 8 * 4, DType::f32, {3, 4}, {-4, 1}};
+  Array out(DType::f32, {2, 4});
+  EXPECT_THROW(sk::matmul(ctx, a.view(), reversed, out.mut()), shard::ArgumentError);
+}
