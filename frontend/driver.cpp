@@ -13,6 +13,9 @@
 #ifdef SHARDC_HAVE_CHECKER
 #include "frontend/check/check.h"
 #endif
+#ifdef SHARDC_HAVE_CODEGEN
+#include "codegen/generate.h"
+#endif
 
 namespace shardc {
 namespace {
@@ -22,6 +25,9 @@ namespace {
     case EmitKind::ast: return "--emit=ast";
     case EmitKind::types: return "--emit=types";
     case EmitKind::layout: return "--emit=layout";
+    case EmitKind::ir: return "--emit=ir";
+    case EmitKind::schedule: return "--emit=schedule";
+    case EmitKind::cpp: return "--emit=cpp";
   }
   return "--emit=?";
 }
@@ -65,6 +71,21 @@ void run_file(const std::string& path, const DriverOptions& options, std::istrea
     if (kind == EmitKind::types) check::emit_types(*checked.module, out);
     if (kind == EmitKind::layout) check::emit_layout(*checked.module, out);
   }
+#ifdef SHARDC_HAVE_CODEGEN
+  // Code generation (codegen/generate.h) for -o, --emit=ir|schedule|cpp, or a plain `shardc FILE`.
+  codegen::GenerateRequest request;
+  for (EmitKind kind : options.emits) {
+    request.emit_ir = request.emit_ir || kind == EmitKind::ir;
+    request.emit_schedule = request.emit_schedule || kind == EmitKind::schedule;
+    request.emit_cpp = request.emit_cpp || kind == EmitKind::cpp;
+  }
+  request.output_dir = options.output_dir;
+  if (!options.output_dir && !options.check_only && options.emits.empty()) request.output_dir = ".";
+  request.source_path = path;
+  if (!options.check_only && (request.output_dir || request.emit_ir || request.emit_schedule || request.emit_cpp))
+    codegen::generate(checked.module, request, out, diags);
+  return;
+#endif
 #else
   for (EmitKind kind : options.emits) {
     if (kind != EmitKind::ast) {

@@ -13,7 +13,7 @@
 
 namespace shardc {
 
-enum class EmitKind { ast, types, layout };
+enum class EmitKind { ast, types, layout, ir, schedule, cpp };
 
 struct DriverOptions {
   std::vector<std::string> inputs;          // file paths; "-" reads standard input

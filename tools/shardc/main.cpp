@@ -21,11 +21,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> define_options;
   app.add_option("files", options.inputs, "input .shard files; '-' reads standard input")->required();
   app.add_flag("--check", options.check_only, "parse and check only; generate nothing");
-  app.add_option("--emit", emit_names, "print a stage's output: ast, types or layout (repeatable)")
-      ->check(CLI::IsMember({"ast", "types", "layout"}))
+  app.add_option("--emit", emit_names, "print a stage's output: ast, types, layout, ir, schedule or cpp (repeatable)")
+      ->check(CLI::IsMember({"ast", "types", "layout", "ir", "schedule", "cpp"}))
       ->delimiter(',')
-      ->take_all();
-  app.add_option("-D", define_options, "override a const: -D NAME=VALUE (repeatable)")->take_all();
+      ->allow_extra_args(false)  // one value per --emit: `--emit ast a.shard b.shard` keeps both files
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("-D", define_options, "override a const: -D NAME=VALUE (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("-o", options.output_dir, "output directory for generated C++");
 
   try {
@@ -39,6 +42,9 @@ int main(int argc, char** argv) {
     if (name == "ast") options.emits.push_back(shardc::EmitKind::ast);
     if (name == "types") options.emits.push_back(shardc::EmitKind::types);
     if (name == "layout") options.emits.push_back(shardc::EmitKind::layout);
+    if (name == "ir") options.emits.push_back(shardc::EmitKind::ir);
+    if (name == "schedule") options.emits.push_back(shardc::EmitKind::schedule);
+    if (name == "cpp") options.emits.push_back(shardc::EmitKind::cpp);
   }
   // A malformed -D is a usage error: it is about the command line, not the program.
   shardc::Diagnostics define_errors;

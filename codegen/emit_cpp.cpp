@@ -1,0 +1,463 @@
+#include "codegen/emit_cpp.h"
+
+#include <kainjow/mustache.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <iomanip>
+#include <limits>
+#include <set>
+#include <sstream>
+
+#include "codegen/embedded_templates.h"
+#include "frontend/internal_error.h"
+
+namespace shardc::codegen {
+namespace mu = kainjow::mustache;
+namespace {
+
+const std::set<std::string> kReserved = {"rt",     "dev",    "p",     "blocks", "result0", "result1", "int",
+                                         "float",  "double", "auto",  "new",    "delete",  "class",   "struct",
+                                         "for",    "if",     "else",  "return", "switch",  "case",    "default",
+                                         "do",     "while",  "const", "char",   "long",    "short",   "bool",
+                                         "true",   "false",  "this",  "void",   "static",  "using",   "namespace",
+                                         "Tensor", "DType",  "shard", "std",    "detail",  "and",     "or",
+                                         "not",    "xor",    "union", "enum",   "signed",  "unsigned"};
+
+std::string identifier(std::string name) {
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "v_" + name;
+  if (kReserved.count(name)) name += "_";
+  return name;
+}
+
+std::string dtype_text(DType t) {
+  return t == DType::boolean ? "DType::boolean" : "DType::" + std::string(shard::dtype_short_name(t));
+}
+
+std::string ints_text(const std::vector<std::int64_t>& v) {
+  std::ostringstream s;
+  s << "{";
+  for (std::size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
+  s << "}";
+  return s.str();
+}
+
+std::string double_text(double d) {
+  std::ostringstream s;
+  s << std::setprecision(std::numeric_limits<double>::max_digits10) << d;
+  std::string t = s.str();
+  if (t.find_first_of(".eEn") == std::string::npos) t += ".0";
+  return t;
+}
+
+const char* binary_enum(const std::string& fn) {
+  if (fn == "rem") return "mod";
+  if (fn == "maximum") return "max";
+  if (fn == "minimum") return "min";
+  if (fn == "and") return "logical_and";
+  if (fn == "or") return "logical_or";
+  return nullptr;
+}
+
+std::string shape_text(const std::vector<std::int64_t>& v) { return "shard::Shape" + ints_text(v); }
+
+}  // namespace
+
+std::string generated_stem(const Module& module) { return identifier(module.name); }
+
+std::string CppEmitter::name(const Function& f, ValueId id) const {
+  const Value& v = f.values.at(static_cast<std::size_t>(id));
+  if (v.kind == ValueKind::pending) return "h" + std::to_string(id);
+  if (!v.name.empty()) return identifier(v.name) + "_" + std::to_string(id);
+  return "t" + std::to_string(id);
+}
+
+std::string CppEmitter::axes(const Function& f, const AxisList& list) const {
+  std::string s = "{";
+  for (std::size_t i = 0; i < list.size(); ++i)
+    s += (i ? ", \"" : "\"") + f.mesh->axis_names.at(static_cast<std::size_t>(list[i])) + "\"";
+  return s + "}";
+}
+
+std::string CppEmitter::spec(const Function& f, const std::vector<AxisList>& dims) const {
+  std::string s = "{";
+  for (std::size_t d = 0; d < dims.size(); ++d) s += (d ? ", " : "") + std::string("shard::DimAxes") + axes(f, dims[d]);
+  return s + "}";
+}
+
+std::string collective_call(const std::string& prefix, const std::string& kind, const std::string& x,
+                            const std::string& axes_text, const Instr& instr) {
+  std::string head = prefix + kind + "(dev, " + x + ", " + axes_text;
+  if (kind == "psum" || kind == "pmean" || kind == "pmax" || kind == "pmin") return head + ")";
+  if (kind == "all_gather" || kind == "all_gather_invariant")
+    return head + ", " + std::to_string(instr.int_attr("axis")) + ", " + (instr.bool_attr("tiled") ? "true" : "false") + ")";
+  if (kind == "psum_scatter")
+    return head + ", " + std::to_string(instr.int_attr("dim")) + ", " + (instr.bool_attr("tiled") ? "true" : "false") + ")";
+  if (kind == "all_to_all")
+    return head + ", " + std::to_string(instr.int_attr("split")) + ", " + std::to_string(instr.int_attr("concat")) + ", " +
+           (instr.bool_attr("tiled") ? "true" : "false") + ")";
+  if (kind == "ppermute") {
+    const auto& flat = instr.ints_attr("perm");
+    std::string pairs;
+    for (std::size_t i = 0; i + 1 < flat.size(); i += 2)
+      pairs += (i ? ", {" : "{") + std::to_string(flat[i]) + ", " + std::to_string(flat[i + 1]) + "}";
+    return head + ", shard::Permutation{" + pairs + "})";
+  }
+  SHARDC_ASSERT(false, "no call form for collective " + kind);
+  return "";
+}
+
+std::vector<std::string> CppEmitter::function_body(const Function& f) {
+  std::vector<std::string> lines;
+  for (const InstrPtr& instr : f.body) {
+    std::string text = statement(f, *instr);
+    std::istringstream split(text);
+    for (std::string line; std::getline(split, line);) lines.push_back(line);
+  }
+  // Results: moved out at their last mention, copied before (a value returned twice).
+  std::string ret = "return {";
+  for (std::size_t i = 0; i < f.results.size(); ++i) {
+    ValueId r = f.results[i];
+    bool later = std::find(f.results.begin() + static_cast<std::ptrdiff_t>(i) + 1, f.results.end(), r) != f.results.end();
+    ret += (i ? ", " : "") + (later ? name(f, r) : "std::move(" + name(f, r) + ")");
+  }
+  lines.push_back(ret + "};");
+  return lines;
+}
+
+std::string CppEmitter::statement(const Function& f, const Instr& instr) {
+  auto in = [&](std::size_t i) { return name(f, instr.inputs().at(i)); };
+  auto val = [&](ValueId id) -> const Value& { return f.values.at(static_cast<std::size_t>(id)); };
+  const std::string out = instr.outputs().empty() ? "" : name(f, instr.outputs()[0]);
+  const Value* ov = instr.outputs().empty() ? nullptr : &val(instr.outputs()[0]);
+  auto def = [&](const std::string& expr) { return "Tensor " + out + " = " + expr + ";"; };
+  auto dt = [&] { return dtype_text(ov->dtype); };
+  auto shp = [&] { return ints_text(ov->shape); };
+  switch (instr.kind()) {
+    case OpKind::param: return "const Tensor& " + out + " = in" + std::to_string(instr.int_attr("index")) + ";";
+    case OpKind::alias:
+    case OpKind::pvary: return "const Tensor& " + out + " = " + in(0) + ";";
+    case OpKind::constant: {
+      const Attr& a = instr.attrs().at("value");
+      if (auto* i = std::get_if<std::int64_t>(&a)) return def("p::scalar_int(" + dt() + ", " + std::to_string(*i) + ")");
+      if (auto* d = std::get_if<double>(&a)) return def("p::scalar_float(" + dt() + ", " + double_text(*d) + ")");
+      return def("p::scalar_int(" + dt() + ", " + (std::get<bool>(a) ? "1" : "0") + ")");
+    }
+    case OpKind::unary:
+      return def("p::unary(p::k::UnaryOp::" + instr.string_attr("fn") + ", " + in(0) + ", " + dt() + ")");
+    case OpKind::binary: {
+      const std::string& fn = instr.string_attr("fn");
+      const char* e = binary_enum(fn);
+      DType compute = ov->dtype;
+      for (DType t : {DType::f32, DType::bf16, DType::f16, DType::i32, DType::i64, DType::boolean})
+        if (shard::dtype_short_name(t) == instr.string_attr("dtype")) compute = t;
+      return def("p::binary(p::k::BinaryOp::" + std::string(e ? e : fn) + ", " + in(0) + ", " + in(1) + ", " +
+                 dtype_text(compute) + ", " + shp() + ")");
+    }
+    case OpKind::compare: {
+      DType compute = DType::f32;
+      for (DType t : {DType::f32, DType::bf16, DType::f16, DType::i32, DType::i64, DType::boolean})
+        if (shard::dtype_short_name(t) == instr.string_attr("dtype")) compute = t;
+      return def("p::compare(p::k::CompareOp::" + instr.string_attr("fn") + ", " + in(0) + ", " + in(1) + ", " +
+                 dtype_text(compute) + ", " + shp() + ")");
+    }
+    case OpKind::select:
+      return def("p::select(" + in(0) + ", " + in(1) + ", " + in(2) + ", " + dt() + ", " + shp() + ")");
+    case OpKind::convert: return def("p::convert(" + in(0) + ", " + dt() + ")");
+    case OpKind::einsum:
+      if (instr.inputs().size() != 2) {
+        diags_.error(instr.range(), "code generation supports einsum of two operands only");
+        return "// unsupported einsum";
+      }
+      return def("p::einsum(\"" + instr.string_attr("spec") + "\", " + in(0) + ", " + in(1) + ", " + dt() + ")");
+    case OpKind::reduce: {
+      std::vector<std::int64_t> axes_list = instr.ints_attr("axes");
+      if (axes_list.empty())
+        for (std::size_t d = 0; d < val(instr.inputs()[0]).shape.size(); ++d) axes_list.push_back(static_cast<std::int64_t>(d));
+      return def("p::reduce(p::k::ReduceOp::" + instr.string_attr("fn") + ", " + in(0) + ", " + ints_text(axes_list) +
+                 ", " + dt() + ", " + shp() + ")");
+    }
+    case OpKind::softmax: return def("p::softmax(" + in(0) + ", " + std::to_string(instr.int_attr("axis")) + ")");
+    case OpKind::top_k: {
+      std::string tuple = "top_k_" + std::to_string(instr.outputs()[0]);
+      return "auto " + tuple + " = p::top_k(" + in(0) + ", " + std::to_string(instr.int_attr("k")) + ", " + shp() +
+             ");\nTensor " + out + " = std::move(std::get<0>(" + tuple + "));\nTensor " +
+             name(f, instr.outputs()[1]) + " = p::convert(std::get<1>(" + tuple + "), " +
+             dtype_text(val(instr.outputs()[1]).dtype) + ");";
+    }
+    case OpKind::reshape: return def("p::reshape(" + in(0) + ", " + shp() + ")");
+    case OpKind::transpose: {
+      std::string perm = "{";
+      const auto& pv = instr.ints_attr("perm");
+      for (std::size_t i = 0; i < pv.size(); ++i) perm += (i ? ", " : "") + std::to_string(pv[i]);
+      return def("p::transpose(" + in(0) + ", " + perm + "})");
+    }
+    case OpKind::slice: {
+      const Value& x = val(instr.inputs()[0]);
+      std::vector<std::int64_t> starts = instr.ints_attr("starts"), limits = instr.ints_attr("limits"),
+                                steps = instr.ints_attr("steps");
+      // A sharded dimension is only ever sliced whole here (lower_to_spmd): its block is kept.
+      for (std::size_t d = 0; d < x.spec.size() && d < starts.size(); ++d)
+        if (!x.spec[d].empty()) starts[d] = 0, limits[d] = x.shape[d], steps[d] = 1;
+      std::string squeezed = "{";
+      const auto& sq = instr.ints_attr("squeezed");
+      for (std::size_t i = 0; i < sq.size(); ++i) squeezed += (i ? ", " : "") + std::to_string(sq[i]);
+      return def("p::slice(" + in(0) + ", " + ints_text(starts) + ", " + ints_text(limits) + ", " + ints_text(steps) +
+                 ", " + squeezed + "})");
+    }
+    case OpKind::dynamic_slice: {
+      const Value& x = val(instr.inputs()[0]);
+      std::string starts = "{";
+      if (instr.has("axis")) {
+        for (std::size_t d = 0; d < x.shape.size(); ++d)
+          starts += std::string(d ? ", " : "") +
+                    (static_cast<std::int64_t>(d) == instr.int_attr("axis") ? "p::to_index(" + in(1) + ")" : "0");
+      } else {
+        for (std::size_t d = 1; d < instr.inputs().size(); ++d)
+          starts += std::string(d > 1 ? ", " : "") + "p::to_index(" + in(d) + ")";
+      }
+      return def("p::dynamic_slice(" + in(0) + ", " + starts + "}, " + ints_text(instr.ints_attr("sizes")) + ")");
+    }
+    case OpKind::dynamic_update_slice: {
+      const Value& x = val(instr.inputs()[0]);
+      std::string starts = "{";
+      std::int64_t axis = instr.int_attr("axis");
+      if (axis >= 0) {
+        for (std::size_t d = 0; d < x.shape.size(); ++d)
+          starts += std::string(d ? ", " : "") + (static_cast<std::int64_t>(d) == axis ? "p::to_index(" + in(2) + ")" : "0");
+      } else {
+        for (std::size_t d = 2; d < instr.inputs().size(); ++d)
+          starts += std::string(d > 2 ? ", " : "") + "p::to_index(" + in(d) + ")";
+      }
+      return def("p::dynamic_update_slice(" + in(0) + ", " + in(1) + ", " + starts + "})");
+    }
+    case OpKind::dynamic_index: return def("p::dynamic_index(" + in(0) + ", p::to_index(" + in(1) + "))");
+    case OpKind::concat:
+    case OpKind::stack: {
+      std::string list = "{";
+      for (std::size_t i = 0; i < instr.inputs().size(); ++i) list += (i ? ", &" : "&") + in(i);
+      return def(std::string(instr.kind() == OpKind::concat ? "p::concat(" : "p::stack(") + list + "}, " +
+                 std::to_string(instr.int_attr("axis")) + ", " + dt() + ", " + shp() + ")");
+    }
+    case OpKind::roll:
+      return def("p::roll(" + in(0) + ", " + std::to_string(instr.int_attr("shift")) + ", " +
+                 std::to_string(instr.int_attr("axis")) + ")");
+    case OpKind::fill:
+      if (instr.inputs().empty()) return def("p::fill(" + dt() + ", " + shp() + ", " + double_text(instr.float_attr("value")) + ")");
+      return def("p::full(" + dt() + ", " + shp() + ", " + in(0) + ")");
+    case OpKind::arange: {
+      std::vector<AxisList> s = instr.spec_attr("spec");
+      if (s.empty()) s.resize(1);
+      return def("p::arange(dev, " + dt() + ", " + double_text(instr.float_attr("start")) + ", " +
+                 double_text(instr.float_attr("step")) + ", " + std::to_string(instr.int_attr("size")) + ", " +
+                 spec(f, s) + ")");
+    }
+    case OpKind::key: return "p::Key " + out + " = p::make_key(" + in(0) + ");";
+    case OpKind::split_key: {
+      std::string s;
+      for (std::size_t i = 0; i < instr.outputs().size(); ++i)
+        s += (i ? "\n" : "") + std::string("p::Key ") + name(f, instr.outputs()[i]) + " = p::split_at(" + in(0) + ", " +
+             std::to_string(i) + ");";
+      return s;
+    }
+    case OpKind::fold_in: return "p::Key " + out + " = p::fold_in(" + in(0) + ", " + in(1) + ");";
+    case OpKind::random: {
+      std::vector<AxisList> s = instr.spec_attr("spec");
+      const auto& global = instr.ints_attr("global_shape");
+      if (s.empty()) s.resize(global.size());
+      std::string head = "p::" + instr.string_attr("fn") + "(dev, " + in(0) + ", " + dt() + ", " + ints_text(global) +
+                         ", " + spec(f, s);
+      if (instr.string_attr("fn") == "uniform")
+        return def(head + ", " + double_text(instr.float_attr("min")) + ", " + double_text(instr.float_attr("max")) + ")");
+      return def(head + ")");
+    }
+    case OpKind::axis_index: return def("p::axis_index(dev, " + axes(f, instr.axes_attr("axes")) + ")");
+    case OpKind::take_piece:
+      return def("p::take_piece(dev, " + in(0) + ", " + std::to_string(instr.int_attr("dim")) + ", " +
+                 axes(f, instr.axes_attr("axes")) + ")");
+    case OpKind::call: {
+      std::string tuple = "call_" + std::to_string(instr.outputs().empty() ? 0 : instr.outputs()[0]);
+      std::string s = "auto " + tuple + " = detail::" + identifier(instr.string_attr("callee")) + "_device(dev";
+      for (std::size_t i = 0; i < instr.inputs().size(); ++i) s += ", " + in(i);
+      s += ");";
+      for (std::size_t i = 0; i < instr.outputs().size(); ++i)
+        s += "\nTensor " + name(f, instr.outputs()[i]) + " = std::move(std::get<" + std::to_string(i) + ">(" + tuple + "));";
+      return s;
+    }
+    case OpKind::psum:
+    case OpKind::pmean:
+    case OpKind::pmax:
+    case OpKind::pmin:
+    case OpKind::all_gather:
+    case OpKind::all_gather_invariant:
+    case OpKind::psum_scatter:
+    case OpKind::all_to_all:
+    case OpKind::ppermute:
+      return def(collective_call("shard::", std::string(op_kind_name(instr.kind())), in(0),
+                                 axes(f, instr.axes_attr("axes")), instr));
+    case OpKind::start:
+      return "shard::Pending " + out + " = " +
+             collective_call("shard::start_", instr.string_attr("collective"), in(0), axes(f, instr.axes_attr("axes")),
+                             instr) +
+             ";";
+    case OpKind::wait: return def(in(0) + ".wait()");
+    case OpKind::reshard:
+      SHARDC_ASSERT(false, "reshard reached the emitter: lower_reshards did not run");
+  }
+  return "";
+}
+
+GeneratedFiles CppEmitter::emit() {
+  const check::CheckedModule& cm = *module_.checked;
+  const std::string stem = generated_stem(module_);
+  mu::data ctx;
+  ctx.set("module", stem);
+  ctx.set("source", options_.source_name);
+  ctx.set("shardc_version", options_.shardc_version);
+  ctx.set("prelude_version", std::string("1"));
+
+  mu::data consts{mu::data::type::list};
+  for (const check::ConstValue& c : cm.consts) {
+    mu::data d;
+    d.set("name", identifier(c.name));
+    if (auto* i = std::get_if<std::int64_t>(&c.value)) {
+      d.set("cpp_type", "std::int64_t");
+      d.set("value", std::to_string(*i));
+    } else if (auto* x = std::get_if<double>(&c.value)) {
+      d.set("cpp_type", "double");
+      d.set("value", double_text(*x));
+    } else {
+      d.set("cpp_type", "bool");
+      d.set("value", std::get<bool>(c.value) ? "true" : "false");
+    }
+    consts.push_back(d);
+  }
+  ctx.set("has_consts", !cm.consts.empty());
+  ctx.set("consts", consts);
+
+  mu::data meshes{mu::data::type::list};
+  for (const auto& m : cm.meshes) {
+    mu::data d;
+    d.set("name", identifier(m->name));
+    std::string text = "[", axes_text = "{";
+    for (std::size_t i = 0; i < m->axis_names.size(); ++i) {
+      text += (i ? ", " : "") + m->axis_names[i] + ": " + std::to_string(m->axis_sizes[i]);
+      axes_text += (i ? ", {\"" : "{\"") + m->axis_names[i] + "\", " + std::to_string(m->axis_sizes[i]) + "}";
+    }
+    text += "]";
+    if (m->first_device != 0)
+      text += " devices " + std::to_string(m->first_device) + ".." + std::to_string(m->first_device + m->device_count());
+    d.set("text", text);
+    d.set("axes", "std::vector<shard::MeshAxis>" + axes_text + "}");
+    d.set("first_device", std::to_string(m->first_device));
+    meshes.push_back(d);
+  }
+  ctx.set("meshes", meshes);
+
+  mu::data functions{mu::data::type::list};
+  mu::data parameterless{mu::data::type::list};
+  for (const Function& f : module_.functions) {
+    if (f.param_types.empty()) {
+      mu::data e;
+      e.set("name", identifier(f.name));
+      e.set("unpack", f.result_types.size() == 1
+                          ? "std::vector<shard::Array>{" + identifier(f.name) + "(rt)}"
+                          : "std::apply([](auto&&... r) { return std::vector<shard::Array>{std::move(r)...}; }, " +
+                                identifier(f.name) + "(rt))");
+      parameterless.push_back(e);
+    }
+    mu::data d;
+    const std::string fname = identifier(f.name);
+    const std::string mesh = identifier(f.mesh->name);
+    d.set("name", fname);
+    d.set("kind", f.manual ? (f.unchecked ? "shard_map (unchecked)" : "shard_map") : "func");
+    d.set("mesh", mesh);
+    std::string comment = "(";
+    std::string entry = "shard::Runtime& rt";
+    std::string device_sig = "std::tuple<";
+    std::string device_args = "dev";
+    mu::data params{mu::data::type::list};
+    for (std::size_t i = 0; i < f.param_types.size(); ++i) {
+      const check::Type& t = f.param_types[i];
+      if (t.kind != check::TypeKind::array) {
+        diags_.error(SourceRange{},
+                     "code generation supports array parameters only: parameter '" + f.param_names[i] + "' of " +
+                         f.name + " is " + check::to_string(t));
+        continue;
+      }
+      mu::data pd;
+      std::string arg = identifier(f.param_names[i]);
+      pd.set("function", fname);
+      pd.set("mesh", mesh);
+      pd.set("index", std::to_string(i));
+      pd.set("param_name", f.param_names[i]);
+      pd.set("arg", arg);
+      pd.set("type_text", check::to_string(t));
+      pd.set("dtype", dtype_text(t.dtype));
+      pd.set("shape", shape_text(t.shape()));
+      std::vector<AxisList> s;
+      for (const check::Dim& dim : t.dims) s.push_back(dim.axes);
+      pd.set("spec", spec(f, s));
+      params.push_back(pd);
+      comment += (i ? ", " : "") + f.param_names[i] + ": " + check::to_string(t);
+      entry += ", const shard::Array& " + arg;
+      device_args += ", " + arg + ".block(dev.id())";
+    }
+    comment += ") -> ";
+    mu::data results{mu::data::type::list};
+    std::string return_value;
+    for (std::size_t i = 0; i < f.result_types.size(); ++i) {
+      const check::Type& t = f.result_types[i];
+      mu::data rd;
+      rd.set("function", fname);
+      rd.set("mesh", mesh);
+      rd.set("index", std::to_string(i));
+      rd.set("type_text", check::to_string(t));
+      rd.set("dtype", dtype_text(t.dtype));
+      rd.set("shape", shape_text(t.shape()));
+      std::vector<AxisList> s;
+      for (const check::Dim& dim : t.dims) s.push_back(dim.axes);
+      rd.set("spec", spec(f, s));
+      results.push_back(rd);
+      comment += (i ? ", " : "") + check::to_string(t);
+      device_sig += (i ? ", Tensor" : "Tensor");
+      return_value += (i ? ", std::move(result" : "std::move(result") + std::to_string(i) + ")";
+    }
+    device_sig += "> " + fname + "_device(shard::Device& dev";
+    for (std::size_t i = 0; i < f.param_types.size(); ++i) device_sig += ", const Tensor& in" + std::to_string(i);
+    device_sig += ")";
+    bool several = f.result_types.size() != 1;
+    d.set("return_type", several ? "std::tuple<" + [&] {
+      std::string s;
+      for (std::size_t i = 0; i < f.result_types.size(); ++i) s += (i ? ", shard::Array" : "shard::Array");
+      return s;
+    }() + ">" : std::string("shard::Array"));
+    d.set("return_value", several ? "{" + return_value + "}" : "result0");
+    d.set("signature_comment", comment);
+    d.set("entry_params", entry);
+    d.set("device_signature", device_sig);
+    d.set("device_args", device_args);
+    d.set("params", params);
+    d.set("results", results);
+    mu::data lines{mu::data::type::list};
+    for (const std::string& line : function_body(f)) lines.push_back(line);
+    d.set("lines", lines);
+    functions.push_back(d);
+  }
+  ctx.set("functions", functions);
+  ctx.set("parameterless", parameterless);
+
+  auto render = [&](const std::string& text, const char* what) {
+    mu::mustache tmpl(text);
+    SHARDC_ASSERT(tmpl.is_valid(), std::string("template ") + what + ": " + tmpl.error_message());
+    tmpl.set_custom_escape([](const std::string& s) { return s; });
+    std::string r = tmpl.render(ctx);
+    SHARDC_ASSERT(tmpl.is_valid(), std::string("template ") + what + ": " + tmpl.error_message());
+    return r;
+  };
+  return {render(templates::module_header(), "module.shard.h"), render(templates::module_source(), "module.shard.cpp")};
+}
+
+}  // namespace shardc::codegen

@@ -1,0 +1,51 @@
+// emit_cpp: the one printer of C++. Turns a lowered Module into NAME.shard.h and
+// NAME.shard.cpp by filling the templates of templates/ (kainjow-mustache): the fixed
+// parts live there; this class writes only the per-instruction statements, one line each,
+// calling the runtime (shard/*.h) and the prelude (templates/shardgen_prelude.h).
+//
+//   %2 = einsum(%0, %1) {spec="bd,df->bf"}   ->   Tensor y_2 = p::einsum("bd,df->bf", x_0, w_1, DType::f32);
+//   %5 = start(%2) {collective=ppermute}     ->   shard::Pending h_5 = shard::start_ppermute(dev, y_2, {"Y"}, ...);
+//
+// Names are deterministic (source name + value id), so goldens only change when the program
+// or the code generator does. Anything it cannot emit is a located error in `diags`.
+#pragma once
+
+#include <string>
+
+#include "codegen/ir.h"
+#include "frontend/diagnostics.h"
+
+namespace shardc::codegen {
+
+struct GeneratedFiles {
+  std::string header;  // NAME.shard.h
+  std::string source;  // NAME.shard.cpp
+};
+
+struct EmitOptions {
+  std::string source_name;     // the .shard file, as named in the generated comment
+  std::string shardc_version;
+};
+
+class CppEmitter {
+ public:
+  CppEmitter(const Module& module, EmitOptions options, Diagnostics& diags)
+      : module_(module), options_(std::move(options)), diags_(diags) {}
+  GeneratedFiles emit();
+
+ private:
+  std::vector<std::string> function_body(const Function& f);
+  std::string statement(const Function& f, const Instr& instr);
+  std::string name(const Function& f, ValueId id) const;
+  std::string axes(const Function& f, const AxisList& axes) const;
+  std::string spec(const Function& f, const std::vector<AxisList>& spec) const;
+
+  const Module& module_;
+  EmitOptions options_;
+  Diagnostics& diags_;
+};
+
+// The generated files' name stem for a module: NAME in NAME.shard.h.
+std::string generated_stem(const Module& module);
+
+}  // namespace shardc::codegen

@@ -1,0 +1,59 @@
+#include "codegen/generate.h"
+
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+
+#include "codegen/emit_cpp.h"
+#include "codegen/pipeline.h"
+#include "codegen/print_ir.h"
+
+#ifndef SHARDC_VERSION
+#define SHARDC_VERSION "0.1.0"
+#endif
+
+namespace shardc::codegen {
+namespace {
+
+bool write_file(const std::filesystem::path& path, const std::string& text, Diagnostics& diags) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << text;
+  file.close();
+  if (!file) {
+    diags.error({}, "cannot write '" + path.string() + "'");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void generate(std::shared_ptr<const check::CheckedModule> module, const GenerateRequest& request, std::ostream& out,
+              Diagnostics& diags) {
+  PipelineOptions options;
+  if (request.trace_passes) options.trace = &out;
+  std::optional<Module> lowered = lower_module(std::move(module), diags, options);
+  if (!lowered) return;
+  if (request.emit_ir) print_ir(*lowered, out);
+  if (request.emit_schedule) print_schedule(*lowered, out);
+  if (!request.emit_cpp && !request.output_dir) return;
+  std::string source_name = std::filesystem::path(request.source_path).filename().string();
+  GeneratedFiles files = CppEmitter(*lowered, {source_name, SHARDC_VERSION}, diags).emit();
+  if (diags.has_errors()) return;
+  const std::string stem = generated_stem(*lowered);
+  if (request.emit_cpp) {
+    out << "// ==== " << stem << ".shard.h\n" << files.header << "// ==== " << stem << ".shard.cpp\n" << files.source;
+  }
+  if (request.output_dir) {
+    std::filesystem::path dir(*request.output_dir);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+      diags.error({}, "cannot create '" + dir.string() + "': " + ec.message());
+      return;
+    }
+    write_file(dir / (stem + ".shard.h"), files.header, diags) && write_file(dir / (stem + ".shard.cpp"), files.source, diags);
+  }
+}
+
+}  // namespace shardc::codegen

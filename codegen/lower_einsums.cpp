@@ -1,0 +1,163 @@
+#include "codegen/lower_einsums.h"
+
+#include <algorithm>
+
+#include "codegen/lowering_support.h"
+#include "frontend/internal_error.h"
+
+namespace shardc::codegen {
+namespace {
+
+struct Spec {
+  std::vector<std::string> operands;  // letters per operand
+  std::string output;
+};
+
+Spec parse_spec(const std::string& text) {
+  Spec s;
+  auto arrow = text.find("->");
+  SHARDC_ASSERT(arrow != std::string::npos, "einsum spec without ->: " + text);
+  std::string ins = text.substr(0, arrow);
+  s.output = text.substr(arrow + 2);
+  std::size_t start = 0;
+  while (true) {
+    auto comma = ins.find(',', start);
+    s.operands.push_back(ins.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return s;
+}
+
+void lower_einsum(Function& out, const Instr& instr) {
+  const Spec spec = parse_spec(instr.string_attr("spec"));
+  std::vector<ValueId> inputs = instr.inputs();
+  std::vector<std::vector<AxisList>> want;  // the sharding each operand is used with
+  for (ValueId in : inputs) want.push_back(out.values[static_cast<std::size_t>(in)].spec);
+  AxisList partial;  // axes over which the local products are partial sums
+
+  auto letter_dim = [&](std::size_t op, char c) {
+    return static_cast<std::size_t>(spec.operands[op].find(c));
+  };
+  // Contracted letters: in an operand, not in the output.
+  std::string seen;
+  for (std::size_t op = 0; op < spec.operands.size(); ++op) {
+    for (char c : spec.operands[op]) {
+      if (spec.output.find(c) != std::string::npos || seen.find(c) != std::string::npos) continue;
+      seen += c;
+      std::vector<std::size_t> holders;
+      for (std::size_t o = 0; o < spec.operands.size(); ++o)
+        if (spec.operands[o].find(c) != std::string::npos) holders.push_back(o);
+      bool all_same = true;
+      const AxisList& first = want[holders[0]][letter_dim(holders[0], c)];
+      for (std::size_t h : holders) all_same = all_same && want[h][letter_dim(h, c)] == first;
+      bool all_sharded = true;
+      for (std::size_t h : holders) all_sharded = all_sharded && !want[h][letter_dim(h, c)].empty();
+      if (all_same && all_sharded) {
+        partial.insert(partial.end(), first.begin(), first.end());
+      } else {
+        for (std::size_t h : holders) want[h][letter_dim(h, c)].clear();  // all-gather it
+      }
+    }
+  }
+  // Output letters: take the sharding of the first operand holding them; other operands must
+  // agree (batch dims) or are gathered. An axis used twice is gathered where it repeats.
+  std::vector<AxisList> natural;
+  for (char c : spec.output) {
+    AxisList chosen;
+    bool found = false;
+    for (std::size_t o = 0; o < spec.operands.size(); ++o) {
+      if (spec.operands[o].find(c) == std::string::npos) continue;
+      AxisList& a = want[o][letter_dim(o, c)];
+      if (!found) {
+        chosen = a;
+        found = true;
+      } else if (a != chosen) {
+        a = chosen;
+      }
+    }
+    natural.push_back(chosen);
+  }
+  for (std::size_t d = 0; d < natural.size(); ++d) {
+    for (int axis : AxisList(natural[d])) {
+      bool earlier = std::find(partial.begin(), partial.end(), axis) != partial.end();
+      for (std::size_t e = 0; e < d; ++e)
+        earlier = earlier || std::find(natural[e].begin(), natural[e].end(), axis) != natural[e].end();
+      if (earlier) {
+        natural[d].clear();
+        char c = spec.output[d];
+        for (std::size_t o = 0; o < spec.operands.size(); ++o)
+          if (spec.operands[o].find(c) != std::string::npos) want[o][letter_dim(o, c)].clear();
+        break;
+      }
+    }
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) inputs[i] = emit_reshard(out, inputs[i], want[i], instr.range());
+
+  const ValueId result = instr.output();
+  const Value target = out.values[static_cast<std::size_t>(result)];  // a copy: out.values grows below
+  const std::vector<AxisList> target_spec = target.spec;
+  Value local = with_spec(*out.mesh, target, natural);
+  local.name.clear();
+  ValueId current = out.add_value(local);
+  out.body.push_back(Instr::make(OpKind::einsum, inputs, {current}, {{"spec", instr.string_attr("spec")}}, instr.range()));
+
+  if (!partial.empty()) {
+    // Reduce-scatter when the target adds exactly the partial axes to one dimension.
+    std::optional<std::size_t> scatter_dim;
+    AxisList scatter_axes;
+    for (std::size_t d = 0; d < target_spec.size(); ++d) {
+      const AxisList& t = target_spec[d];
+      const AxisList& n = natural[d];
+      if (t.size() != n.size() + partial.size() || !std::equal(n.begin(), n.end(), t.begin())) continue;
+      AxisList suffix(t.begin() + static_cast<std::ptrdiff_t>(n.size()), t.end());
+      AxisList a = suffix, b = partial;
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      if (a == b) {
+        scatter_dim = d;
+        scatter_axes = suffix;
+        break;
+      }
+    }
+    std::vector<AxisList> after = natural;
+    Attrs attrs = axes_attrs(scatter_dim ? scatter_axes : partial);
+    OpKind kind = OpKind::psum;
+    if (scatter_dim) {
+      after[*scatter_dim] = target_spec[*scatter_dim];
+      attrs["dim"] = static_cast<std::int64_t>(*scatter_dim);
+      attrs["tiled"] = true;
+      kind = OpKind::psum_scatter;
+    }
+    Value v = with_spec(*out.mesh, target, after);
+    v.name.clear();
+    ValueId next = out.add_value(v);
+    out.body.push_back(Instr::make(kind, {current}, {next}, attrs, instr.range()));
+    current = next;
+  }
+  // The last step defines the instruction's own result id, so later uses need no renaming.
+  if (out.values[static_cast<std::size_t>(current)].spec == target_spec) {
+    InstrPtr last = out.body.back();
+    out.body.back() = Instr::make(last->kind(), last->inputs(), {result}, last->attrs(), last->range());
+  } else {
+    out.body.push_back(Instr::make(OpKind::reshard, {current}, {result}, {{"sharding", target_spec}}, instr.range()));
+  }
+}
+
+}  // namespace
+
+Module lower_einsums(const Module& module) {
+  Module m = module;
+  for (Function& f : m.functions) {
+    if (f.manual) continue;
+    Function out = empty_like(f);
+    for (const InstrPtr& instr : f.body) {
+      if (instr->kind() == OpKind::einsum) lower_einsum(out, *instr);
+      else out.body.push_back(instr);
+    }
+    f = std::move(out);
+  }
+  return m;
+}
+
+}  // namespace shardc::codegen

@@ -1,0 +1,57 @@
+#include "codegen/lower_reductions.h"
+
+#include "codegen/lowering_support.h"
+#include "frontend/internal_error.h"
+
+namespace shardc::codegen {
+namespace {
+
+OpKind all_reduce_for(const std::string& fn) {
+  if (fn == "sum") return OpKind::psum;
+  if (fn == "max") return OpKind::pmax;
+  if (fn == "min") return OpKind::pmin;
+  if (fn == "mean") return OpKind::pmean;
+  SHARDC_ASSERT(false, "reduction '" + fn + "' over a sharded dimension reached lower_reductions");
+  return OpKind::psum;
+}
+
+void lower_reduce(Function& out, const InstrPtr& instr) {
+  const Value& x = out.values[static_cast<std::size_t>(instr->inputs()[0])];
+  std::vector<std::int64_t> axes = instr->ints_attr("axes");
+  if (axes.empty())
+    for (std::size_t d = 0; d < x.spec.size(); ++d) axes.push_back(static_cast<std::int64_t>(d));
+  AxisList group;
+  for (auto d : axes) {
+    const AxisList& a = x.spec[static_cast<std::size_t>(d)];
+    group.insert(group.end(), a.begin(), a.end());
+  }
+  if (group.empty()) {
+    out.body.push_back(instr);
+    return;
+  }
+  const ValueId result = instr->output();
+  Value partial = out.values[static_cast<std::size_t>(result)];
+  partial.name.clear();
+  ValueId local = out.add_value(partial);
+  out.body.push_back(Instr::make(OpKind::reduce, instr->inputs(), {local}, instr->attrs(), instr->range()));
+  out.body.push_back(Instr::make(all_reduce_for(instr->string_attr("fn")), {local}, {result}, axes_attrs(group),
+                                 instr->range()));
+}
+
+}  // namespace
+
+Module lower_reductions(const Module& module) {
+  Module m = module;
+  for (Function& f : m.functions) {
+    if (f.manual) continue;
+    Function out = empty_like(f);
+    for (const InstrPtr& instr : f.body) {
+      if (instr->kind() == OpKind::reduce) lower_reduce(out, instr);
+      else out.body.push_back(instr);
+    }
+    f = std::move(out);
+  }
+  return m;
+}
+
+}  // namespace shardc::codegen

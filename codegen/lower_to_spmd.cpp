@@ -1,0 +1,263 @@
+#include "codegen/lower_to_spmd.h"
+
+#include <algorithm>
+#include <set>
+
+#include "codegen/lowering_support.h"
+#include "frontend/internal_error.h"
+
+namespace shardc::codegen {
+namespace {
+
+const std::set<std::string> kUnary = {"neg",  "logical_not", "abs",   "sign",  "square", "relu", "floor",
+                                      "ceil", "round",       "exp",   "log",   "log1p",  "expm1", "sqrt",
+                                      "rsqrt", "sin",        "cos",   "tan",   "tanh",   "erf",  "sigmoid",
+                                      "gelu"};
+const std::set<std::string> kBinary = {"add", "sub",     "mul",     "div", "floor_div", "rem",
+                                       "pow", "maximum", "minimum", "and", "or"};
+const std::set<std::string> kCompare = {"eq", "ne", "lt", "le", "gt", "ge"};
+const std::set<std::string> kCollectives = {"psum",         "pmean",     "pmax",       "pmin",
+                                            "all_gather",   "all_gather_invariant",   "psum_scatter",
+                                            "all_to_all",   "ppermute",  "pvary"};
+
+int dtype_rank(DType t) {
+  switch (t) {
+    case DType::boolean: return 0;
+    case DType::i32: return 1;
+    case DType::i64: return 2;
+    case DType::f16: return 3;
+    case DType::bf16: return 3;
+    case DType::f32: return 4;
+  }
+  return 0;
+}
+
+// The dtype both operands of a binary op are computed in: JAX's promotion, where a weak
+// (literal) operand gives way to the other one.
+DType common_dtype(const Value& a, const Value& b) {
+  if (a.dtype == b.dtype) return a.dtype;
+  if (a.weak != b.weak) {
+    const Value& strong = a.weak ? b : a;
+    const Value& weak = a.weak ? a : b;
+    if (shard::is_floating(weak.dtype) && !shard::is_floating(strong.dtype)) return DType::f32;
+    return strong.dtype;
+  }
+  if ((a.dtype == DType::bf16 && b.dtype == DType::f16) || (a.dtype == DType::f16 && b.dtype == DType::bf16))
+    return DType::f32;
+  return dtype_rank(a.dtype) >= dtype_rank(b.dtype) ? a.dtype : b.dtype;
+}
+
+class SpmdLowering {
+ public:
+  SpmdLowering(const check::CheckedFunction& cf, Diagnostics& diags) : cf_(cf), diags_(diags) {}
+
+  Function run() {
+    f_.name = cf_.name;
+    f_.manual = cf_.kind == ast::FunctionKind::shard_map;
+    f_.unchecked = cf_.unchecked;
+    f_.mesh = cf_.mesh;
+    f_.param_names = cf_.param_names;
+    f_.param_types = cf_.param_types;
+    f_.result_types = cf_.result_types;
+    f_.tuple_result = cf_.tuple_result;
+    for (const check::Type& t : cf_.values) f_.values.push_back(value_of(t));
+    for (const check::Binding& b : cf_.bindings)
+      if (b.value >= 0 && f_.values[static_cast<std::size_t>(b.value)].name.empty())
+        f_.values[static_cast<std::size_t>(b.value)].name = b.name;
+    for (const check::Op& op : cf_.ops) lower(op);
+    f_.results = cf_.results;
+    return std::move(f_);
+  }
+
+ private:
+  Value value_of(const check::Type& t) const {
+    Value v;
+    if (t.kind == check::TypeKind::key) {
+      v.kind = ValueKind::key;
+      return v;
+    }
+    v.dtype = t.dtype;
+    v.weak = t.weak;
+    if (t.local || f_.manual) {
+      v.shape = t.shape();
+      return v;
+    }
+    v.global_shape = t.shape();
+    for (const check::Dim& d : t.dims) v.spec.push_back(d.axes);
+    v.shape = block_shape(*cf_.mesh, v.global_shape, v.spec);
+    return v;
+  }
+
+  const Value& val(ValueId id) const { return f_.values.at(static_cast<std::size_t>(id)); }
+
+  void add(OpKind kind, const check::Op& op, Attrs attrs, std::vector<ValueId> inputs = {}) {
+    f_.body.push_back(Instr::make(kind, inputs.empty() && kind != OpKind::param ? op.inputs : std::move(inputs),
+                                  op.outputs, std::move(attrs), op.range));
+  }
+
+  void unsupported(const check::Op& op, const std::string& why) {
+    diags_.error(op.range, "code generation does not support " + why);
+  }
+
+  // Whether the op, in the global view, reads or writes across the blocks of a sharded
+  // dimension, so that it cannot run on blocks as it is.
+  bool crosses_blocks(const check::Op& op) const {
+    if (f_.manual || op.inputs.empty()) return false;
+    const Value& x = val(op.inputs[0]);
+    auto sharded = [&](const Value& v, std::int64_t d) {
+      return d >= 0 && static_cast<std::size_t>(d) < v.spec.size() && !v.spec[static_cast<std::size_t>(d)].empty();
+    };
+    auto any_sharded = [&](const Value& v) { return !is_replicated(v.spec); };
+    const std::string& n = op.name;
+    auto attr_int = [&](const char* a) { return std::get<std::int64_t>(op.attrs.at(a)); };
+    if (n == "slice") {
+      const auto& starts = std::get<std::vector<std::int64_t>>(op.attrs.at("starts"));
+      const auto& limits = std::get<std::vector<std::int64_t>>(op.attrs.at("limits"));
+      const auto& steps = std::get<std::vector<std::int64_t>>(op.attrs.at("steps"));
+      for (std::size_t d = 0; d < starts.size(); ++d)
+        if (sharded(x, static_cast<std::int64_t>(d)) &&
+            (starts[d] != 0 || limits[d] != x.global_shape[d] || steps[d] != 1))
+          return true;
+      return false;
+    }
+    if (n == "dynamic_slice" || n == "dynamic_update_slice" || n == "dynamic_index" || n == "reshape" ||
+        n == "split" || n == "stack" || n == "top_k")
+      return any_sharded(x) || (op.inputs.size() > 1 && !val(op.inputs[1]).spec.empty() && any_sharded(val(op.inputs[1])));
+    if (n == "roll" || n == "softmax" || n == "concat") return sharded(x, attr_int("axis"));
+    if (n == "reduce_prod" || n == "reduce_argmax" || n == "reduce_argmin") {
+      for (auto d : std::get<std::vector<std::int64_t>>(op.attrs.at("axes")))
+        if (sharded(x, d)) return true;
+      return std::get<std::vector<std::int64_t>>(op.attrs.at("axes")).empty() && any_sharded(x);
+    }
+    return false;
+  }
+
+  // Runs `op` on replicated operands, then reshards its results to their checked shardings.
+  void lower_replicated(const check::Op& op) {
+    std::vector<ValueId> inputs;
+    for (ValueId in : op.inputs) {
+      const Value& v = val(in);
+      inputs.push_back(v.kind == ValueKind::array ? emit_reshard(f_, in, replicated_spec(static_cast<int>(v.spec.size())), op.range) : in);
+    }
+    std::vector<ValueId> full_outputs;
+    for (ValueId o : op.outputs) {
+      Value v = val(o);
+      ValueId id = f_.add_value(with_spec(*f_.mesh, v, replicated_spec(static_cast<int>(v.spec.size()))));
+      f_.values[static_cast<std::size_t>(id)].name.clear();
+      full_outputs.push_back(id);
+    }
+    check::Op local = op;
+    local.inputs = inputs;
+    local.outputs = full_outputs;
+    lower_local(local);
+    for (std::size_t i = 0; i < op.outputs.size(); ++i) {
+      ValueId target = op.outputs[i];
+      f_.body.push_back(Instr::make(OpKind::reshard, {full_outputs[i]}, {target},
+                                    {{"sharding", val(target).spec}}, op.range));
+    }
+  }
+
+  void lower(const check::Op& op) {
+    if (crosses_blocks(op)) return lower_replicated(op);
+    lower_local(op);
+  }
+
+  void lower_local(const check::Op& op) {
+    const std::string& n = op.name;
+    if (n == "param") return add(OpKind::param, op, {{"index", op.attrs.at("index")}});
+    if (n == "constant") return add(OpKind::constant, op, {{"value", op.attrs.at("value")}});
+    if (kUnary.count(n)) return add(OpKind::unary, op, {{"fn", n}});
+    if (kBinary.count(n)) {
+      DType compute = val(op.outputs[0]).dtype;
+      if (n == "div") compute = val(op.outputs[0]).dtype;  // true division: ints go to f32
+      return add(OpKind::binary, op, {{"fn", n}, {"dtype", std::string(shard::dtype_short_name(compute))}});
+    }
+    if (kCompare.count(n)) {
+      DType compute = common_dtype(val(op.inputs[0]), val(op.inputs[1]));
+      return add(OpKind::compare, op, {{"fn", n}, {"dtype", std::string(shard::dtype_short_name(compute))}});
+    }
+    if (n == "select" || n == "convert" || n == "softmax" || n == "top_k" || n == "transpose" || n == "slice" ||
+        n == "dynamic_index" || n == "concat" || n == "stack" || n == "roll" || n == "fold_in" ||
+        n == "axis_index" || n == "call" || n == "einsum" || n == "reshard") {
+      Attrs attrs(op.attrs.begin(), op.attrs.end());
+      return add(*op_kind_from_name(n), op, std::move(attrs));
+    }
+    if (n == "reshape") return add(OpKind::reshape, op, {});
+    if (n == "dynamic_slice") return add(OpKind::dynamic_slice, op, dynamic_slice_attrs(op));
+    if (n == "dynamic_update_slice") return add(OpKind::dynamic_update_slice, op, {{"axis", op.attrs.at("axis")}});
+    if (n.rfind("reduce_", 0) == 0) {
+      std::string fn = n.substr(7);
+      if (fn == "argmax" || fn == "argmin") return unsupported(op, fn + " yet");
+      return add(OpKind::reduce, op, {{"fn", fn}, {"axes", op.attrs.at("axes")}, {"keepdims", op.attrs.at("keepdims")}});
+    }
+    if (n == "split") {
+      // An array split: n equal slices along `axis`.
+      std::int64_t axis = std::get<std::int64_t>(op.attrs.at("axis"));
+      const Value& x = val(op.inputs[0]);
+      std::int64_t part = x.shape[static_cast<std::size_t>(axis)] / static_cast<std::int64_t>(op.outputs.size());
+      for (std::size_t i = 0; i < op.outputs.size(); ++i) {
+        std::vector<std::int64_t> starts(x.shape.size(), 0), limits = x.shape, steps(x.shape.size(), 1);
+        starts[static_cast<std::size_t>(axis)] = part * static_cast<std::int64_t>(i);
+        limits[static_cast<std::size_t>(axis)] = part * static_cast<std::int64_t>(i + 1);
+        f_.body.push_back(Instr::make(OpKind::slice, {op.inputs[0]}, {op.outputs[i]},
+                                      {{"starts", starts}, {"limits", limits}, {"steps", steps},
+                                       {"squeezed", std::vector<std::int64_t>{}}},
+                                      op.range));
+      }
+      return;
+    }
+    if (n == "zeros" || n == "ones") return add(OpKind::fill, op, {{"value", n == "zeros" ? 0.0 : 1.0}});
+    if (n == "full") return add(OpKind::fill, op, {});
+    if (n == "arange") {
+      const Value& out = val(op.outputs[0]);
+      std::vector<AxisList> spec = out.spec;
+      std::int64_t size = f_.manual ? out.shape[0] : out.global_shape[0];
+      return add(OpKind::arange, op,
+                 {{"start", op.attrs.at("start")}, {"step", op.attrs.at("step")}, {"size", size}, {"spec", spec}});
+    }
+    if (n == "key") return add(OpKind::key, op, {});
+    if (n == "split_key") return add(OpKind::split_key, op, {});
+    if (n == "normal" || n == "uniform") {
+      const Value& out = val(op.outputs[0]);
+      Attrs attrs{{"fn", n},
+                  {"global_shape", f_.manual ? out.shape : out.global_shape},
+                  {"spec", f_.manual ? std::vector<AxisList>{} : out.spec}};
+      if (n == "uniform") {
+        attrs["min"] = op.attrs.at("min");
+        attrs["max"] = op.attrs.at("max");
+      }
+      return add(OpKind::random, op, std::move(attrs));
+    }
+    if (kCollectives.count(n)) {
+      Attrs attrs(op.attrs.begin(), op.attrs.end());
+      return add(*op_kind_from_name(n), op, std::move(attrs));
+    }
+    unsupported(op, "the operation '" + n + "' yet");
+  }
+
+  // One start per dimension (`sizes`), or a single start along `axis`.
+  Attrs dynamic_slice_attrs(const check::Op& op) const {
+    if (op.attrs.count("sizes")) return {{"sizes", op.attrs.at("sizes")}};
+    const Value& x = val(op.inputs[0]);
+    std::vector<std::int64_t> sizes = x.shape;
+    std::int64_t axis = std::get<std::int64_t>(op.attrs.at("axis"));
+    sizes[static_cast<std::size_t>(axis)] = std::get<std::int64_t>(op.attrs.at("size"));
+    return {{"sizes", sizes}, {"axis", axis}};
+  }
+
+  const check::CheckedFunction& cf_;
+  Diagnostics& diags_;
+  Function f_;
+};
+
+}  // namespace
+
+Module lower_to_spmd(std::shared_ptr<const check::CheckedModule> checked, Diagnostics& diags) {
+  Module m;
+  m.name = checked->name;
+  m.checked = checked;
+  for (const check::CheckedFunction& cf : checked->functions) m.functions.push_back(SpmdLowering(cf, diags).run());
+  return m;
+}
+
+}  // namespace shardc::codegen

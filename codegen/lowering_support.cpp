@@ -1,0 +1,53 @@
+#include "codegen/lowering_support.h"
+
+#include "frontend/internal_error.h"
+
+namespace shardc::codegen {
+
+std::vector<std::int64_t> block_shape(const check::Mesh& mesh, const std::vector<std::int64_t>& global,
+                                      const std::vector<AxisList>& spec) {
+  SHARDC_ASSERT(global.size() == spec.size(), "a sharding spec of another rank than its shape");
+  std::vector<std::int64_t> shape = global;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    std::int64_t n = axes_size(mesh, spec[d]);
+    SHARDC_ASSERT(n > 0 && shape[d] % n == 0, "dimension " + std::to_string(d) + " of size " +
+                                                  std::to_string(shape[d]) + " does not divide over " +
+                                                  axis_names(mesh, spec[d]));
+    shape[d] /= n;
+  }
+  return shape;
+}
+
+Value with_spec(const check::Mesh& mesh, const Value& like, std::vector<AxisList> spec) {
+  Value v = like;
+  v.shape = block_shape(mesh, like.global_shape, spec);
+  v.spec = std::move(spec);
+  return v;
+}
+
+std::vector<AxisList> replicated_spec(int rank) { return std::vector<AxisList>(static_cast<std::size_t>(rank)); }
+
+bool is_replicated(const std::vector<AxisList>& spec) {
+  for (const AxisList& a : spec)
+    if (!a.empty()) return false;
+  return true;
+}
+
+Function empty_like(const Function& f) {
+  Function out = f;
+  out.body.clear();
+  return out;
+}
+
+ValueId emit_reshard(Function& out, ValueId src, const std::vector<AxisList>& spec, const SourceRange& range) {
+  const Value& v = out.values.at(static_cast<std::size_t>(src));
+  if (v.spec == spec) return src;
+  ValueId id = out.add_value(with_spec(*out.mesh, out.values[static_cast<std::size_t>(src)], spec));
+  out.values[static_cast<std::size_t>(id)].name.clear();
+  out.body.push_back(Instr::make(OpKind::reshard, {src}, {id}, {{"sharding", spec}}, range));
+  return id;
+}
+
+Attrs axes_attrs(const AxisList& axes) { return Attrs{{"axes", axes}}; }
+
+}  // namespace shardc::codegen

@@ -1,0 +1,423 @@
+// The fixed, placeholder-free part of every file shardc generates: small Tensor-level helpers
+// over the runtime (shard/*.h) and its kernels (shard/kernels/*.h), so that each line of a
+// generated per-device function is one call. Header-only and installed with the runtime's
+// headers; generated code includes it as "shardgen_prelude.h".
+//
+// Everything here runs on one device thread, inside a Runtime::run call, on local blocks.
+// Errors are thrown as the runtime's error types (ShapeError, ArgumentError), which the
+// Runtime turns into a DeviceError for the whole call.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "shard/kernels/context.h"
+#include "shard/kernels/data_movement.h"
+#include "shard/kernels/elementwise.h"
+#include "shard/kernels/matmul.h"
+#include "shard/kernels/reduce.h"
+#include "shard/kernels/sort.h"
+#include "shard/kernels/view.h"
+#include "shard/random.h"
+#include "shard/shard.h"
+
+namespace shardgen::prelude {
+
+// Generated code checks this at compile time: a header from another shardc version fails the
+// build instead of misbehaving. Bump it with any change of a helper's meaning or signature.
+inline constexpr int kVersion = 1;
+
+using shard::DType;
+using shard::Shape;
+using shard::Tensor;
+namespace k = shard::kernels;
+
+// One kernel context per device thread: device threads are persistent, so it lives as long
+// as the Runtime's worker.
+inline k::Context& context() {
+  thread_local k::Context ctx;
+  return ctx;
+}
+
+inline k::View view(const Tensor& t) { return k::View::contiguous(t.data(), t.dtype(), t.shape()); }
+inline k::MutView mut(Tensor& t) { return k::MutView::contiguous(t.data(), t.dtype(), t.shape()); }
+
+// ---- conversions and scalars ----------------------------------------------------------------
+
+inline Tensor convert(const Tensor& x, DType dtype) {
+  if (x.dtype() == dtype) return x;
+  Tensor out = Tensor::uninitialized(dtype, x.shape());
+  k::copy(view(x), mut(out));
+  return out;
+}
+
+// A rank-0 tensor holding `value` converted to `dtype` (integers exactly).
+inline Tensor scalar_int(DType dtype, std::int64_t value) {
+  Tensor out = Tensor::uninitialized(dtype, {});
+  k::fill_int(mut(out), value);
+  return out;
+}
+inline Tensor scalar_float(DType dtype, double value) {
+  Tensor out = Tensor::uninitialized(dtype, {});
+  k::fill(mut(out), value);
+  return out;
+}
+
+// The value of an integer rank-0 tensor (a dynamic index, a seed).
+inline std::int64_t to_index(const Tensor& t) {
+  if (t.numel() != 1) throw shard::ShapeError("expected a scalar index, got " + t.type_string());
+  Tensor i = convert(t, DType::i64);
+  return i.as<std::int64_t>()[0];
+}
+
+// ---- elementwise --------------------------------------------------------------------------
+
+inline Tensor unary(k::UnaryOp op, const Tensor& x, DType dtype) {
+  Tensor in = convert(x, dtype);
+  Tensor out = Tensor::uninitialized(dtype, in.shape());
+  k::unary(context(), op, view(in), mut(out));
+  return out;
+}
+
+// Both operands are converted to `dtype` (the promoted dtype) and broadcast to `shape`.
+inline Tensor binary(k::BinaryOp op, const Tensor& a, const Tensor& b, DType dtype, Shape shape) {
+  Tensor ca = convert(a, dtype);
+  Tensor cb = convert(b, dtype);
+  Tensor out = Tensor::uninitialized(dtype, std::move(shape));
+  k::binary(context(), op, view(ca), view(cb), mut(out));
+  return out;
+}
+
+inline Tensor compare(k::CompareOp op, const Tensor& a, const Tensor& b, DType dtype, Shape shape) {
+  Tensor ca = convert(a, dtype);
+  Tensor cb = convert(b, dtype);
+  Tensor out = Tensor::uninitialized(DType::boolean, std::move(shape));
+  k::compare(op, view(ca), view(cb), mut(out));
+  return out;
+}
+
+inline Tensor select(const Tensor& cond, const Tensor& a, const Tensor& b, DType dtype, Shape shape) {
+  Tensor ca = convert(a, dtype);
+  Tensor cb = convert(b, dtype);
+  Tensor out = Tensor::uninitialized(dtype, std::move(shape));
+  k::select(view(cond), view(ca), view(cb), mut(out));
+  return out;
+}
+
+// ---- data movement -------------------------------------------------------------------------
+
+inline Tensor materialize(const k::View& v) {
+  Tensor out = Tensor::uninitialized(v.dtype, v.shape);
+  k::copy(v, mut(out));
+  return out;
+}
+
+inline Tensor reshape(const Tensor& x, Shape shape) { return Tensor(x).reshaped(std::move(shape)); }
+
+inline Tensor transpose(const Tensor& x, const std::vector<int>& perm) {
+  return materialize(view(x).permuted(perm));
+}
+
+// x[starts:limits:steps], then the `squeezed` dims (indexed, not sliced) removed.
+inline Tensor slice(const Tensor& x, const Shape& starts, const Shape& limits, const Shape& steps,
+                    const std::vector<int>& squeezed) {
+  k::View v = view(x);
+  for (int d = 0; d < x.rank(); ++d) {
+    std::int64_t step = steps[d];
+    std::int64_t count = limits[d] > starts[d] ? (limits[d] - starts[d] + step - 1) / step : 0;
+    v = v.sliced(d, starts[d], count, step);
+  }
+  Tensor out = materialize(v);
+  if (squeezed.empty()) return out;
+  Shape kept;
+  for (int d = 0; d < out.rank(); ++d)
+    if (std::find(squeezed.begin(), squeezed.end(), d) == squeezed.end()) kept.push_back(out.dim(d));
+  return std::move(out).reshaped(kept);
+}
+
+// lax.dynamic_slice with per-dimension starts (clamped as JAX does) and sizes.
+inline Tensor dynamic_slice(const Tensor& x, const Shape& starts, Shape sizes) {
+  Tensor out = Tensor::uninitialized(x.dtype(), std::move(sizes));
+  k::dynamic_slice(view(x), starts, mut(out));
+  return out;
+}
+
+inline Tensor dynamic_update_slice(const Tensor& x, const Tensor& update, const Shape& starts) {
+  Tensor out = x;
+  Tensor u = convert(update, x.dtype());
+  k::dynamic_update_slice(mut(out), view(u), starts);
+  return out;
+}
+
+// x[i] for a runtime index i along dimension 0 (clamped, as JAX's x[i] on CPU).
+inline Tensor dynamic_index(const Tensor& x, std::int64_t index) {
+  std::int64_t n = x.dim(0);
+  if (index < 0) index += n;
+  index = std::clamp<std::int64_t>(index, 0, n - 1);
+  Shape starts(x.rank(), 0);
+  starts[0] = index;
+  Shape sizes = x.shape();
+  sizes[0] = 1;
+  Tensor out = dynamic_slice(x, starts, sizes);
+  sizes.erase(sizes.begin());
+  return std::move(out).reshaped(sizes);
+}
+
+inline Tensor concat(const std::vector<const Tensor*>& xs, int axis, DType dtype, Shape shape) {
+  std::vector<Tensor> converted;
+  std::vector<k::View> views;
+  converted.reserve(xs.size());
+  for (const Tensor* x : xs) converted.push_back(convert(*x, dtype));
+  for (const Tensor& c : converted) views.push_back(view(c));
+  Tensor out = Tensor::uninitialized(dtype, std::move(shape));
+  k::concat(views, axis, mut(out));
+  return out;
+}
+
+// jnp.stack: each input gets a size-1 dim at `axis`, then they are concatenated.
+inline Tensor stack(const std::vector<const Tensor*>& xs, int axis, DType dtype, Shape shape) {
+  std::vector<Tensor> expanded;
+  for (const Tensor* x : xs) {
+    Shape s = x->shape();
+    s.insert(s.begin() + axis, 1);
+    expanded.push_back(convert(*x, dtype).reshaped(s));
+  }
+  std::vector<const Tensor*> ptrs;
+  for (const Tensor& e : expanded) ptrs.push_back(&e);
+  return concat(ptrs, axis, dtype, std::move(shape));
+}
+
+inline Tensor roll(const Tensor& x, std::int64_t shift, int axis) {
+  Tensor out = Tensor::uninitialized(x.dtype(), x.shape());
+  k::roll(view(x), shift, axis, mut(out));
+  return out;
+}
+
+// ---- reductions ----------------------------------------------------------------------------
+
+inline Tensor reduce(k::ReduceOp op, const Tensor& x, const std::vector<int>& axes, DType dtype, Shape shape) {
+  Tensor out = Tensor::uninitialized(dtype, std::move(shape));
+  Tensor in = op == k::ReduceOp::mean ? x : convert(x, dtype);
+  k::reduce(context(), op, view(in), axes, mut(out));
+  return out;
+}
+
+inline Tensor softmax(const Tensor& x, int axis) {
+  Tensor out = Tensor::uninitialized(x.dtype(), x.shape());
+  k::softmax(context(), view(x), axis, mut(out));
+  return out;
+}
+
+inline std::tuple<Tensor, Tensor> top_k(const Tensor& x, std::int64_t k_count, Shape shape) {
+  Tensor values = Tensor::uninitialized(x.dtype(), shape);
+  Tensor indices = Tensor::uninitialized(DType::i32, shape);
+  k::top_k(view(x), k_count, mut(values), mut(indices));
+  return {std::move(values), std::move(indices)};
+}
+
+// ---- einsum --------------------------------------------------------------------------------
+
+// A two-operand einsum ("bd,df->bf") as one batched matmul: each operand is permuted to
+// [batch, free, contracted] (or [batch, contracted, free]) and flattened; the product is
+// unflattened and permuted to the output's letter order. Letters that appear in one operand
+// only and not in the output are summed first. Repeated letters within one operand are not
+// supported (the compiler never emits them).
+class Einsum {
+ public:
+  static Tensor run(std::string_view spec, const Tensor& a, const Tensor& b, DType dtype) {
+    auto arrow = spec.find("->");
+    auto comma = spec.find(',');
+    if (arrow == std::string_view::npos || comma == std::string_view::npos || comma > arrow)
+      throw shard::ArgumentError("einsum spec '" + std::string(spec) + "' needs two operands and ->");
+    std::string la(spec.substr(0, comma)), lb(spec.substr(comma + 1, arrow - comma - 1)),
+        lo(spec.substr(arrow + 2));
+    Tensor ca = sum_private(convert(a, dtype), la, lb, lo);
+    Tensor cb = sum_private(convert(b, dtype), lb, la, lo);
+    std::string batch, free_a, free_b, contracted;
+    for (char c : la) {
+      bool in_b = lb.find(c) != std::string::npos, in_o = lo.find(c) != std::string::npos;
+      if (in_b && in_o) batch += c;
+      else if (in_b) contracted += c;
+      else free_a += c;
+    }
+    for (char c : lb)
+      if (la.find(c) == std::string::npos) free_b += c;
+    Shape batch_shape, out_shape;
+    std::int64_t B = 1, M = 1, N = 1, K = 1;
+    for (char c : batch) B *= dim_of(ca, la, c), batch_shape.push_back(dim_of(ca, la, c));
+    for (char c : free_a) M *= dim_of(ca, la, c);
+    for (char c : free_b) N *= dim_of(cb, lb, c);
+    for (char c : contracted) {
+      if (dim_of(ca, la, c) != dim_of(cb, lb, c))
+        throw shard::ShapeError("einsum '" + std::string(spec) + "': contracted dimension '" + std::string(1, c) +
+                                "' has sizes " + std::to_string(dim_of(ca, la, c)) + " and " +
+                                std::to_string(dim_of(cb, lb, c)));
+      K *= dim_of(ca, la, c);
+    }
+    Tensor pa = arrange(ca, la, batch + free_a + contracted, {B, M, K});
+    Tensor pb = arrange(cb, lb, batch + contracted + free_b, {B, K, N});
+    Tensor product = Tensor::uninitialized(dtype, {B, M, N});
+    k::matmul(context(), view(pa), view(pb), mut(product));
+    std::string order = batch + free_a + free_b;
+    Shape natural;
+    for (char c : order) natural.push_back(c == 0 ? 1 : (la.find(c) != std::string::npos ? dim_of(ca, la, c) : dim_of(cb, lb, c)));
+    Tensor unflat = std::move(product).reshaped(natural);
+    std::vector<int> perm;
+    for (char c : lo) perm.push_back(static_cast<int>(order.find(c)));
+    if (is_identity(perm)) return unflat;
+    return transpose(unflat, perm);
+  }
+
+ private:
+  static std::int64_t dim_of(const Tensor& t, const std::string& letters, char c) {
+    return t.dim(static_cast<int>(letters.find(c)));
+  }
+  static bool is_identity(const std::vector<int>& perm) {
+    for (std::size_t i = 0; i < perm.size(); ++i)
+      if (perm[i] != static_cast<int>(i)) return false;
+    return true;
+  }
+  // Sums the letters of `mine` found neither in `other` nor in `out`, and drops them from `mine`.
+  static Tensor sum_private(Tensor x, std::string& mine, const std::string& other, const std::string& out) {
+    std::vector<int> axes;
+    std::string kept;
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      char c = mine[i];
+      if (mine.find(c) != i) throw shard::ArgumentError("einsum: repeated letter '" + std::string(1, c) + "'");
+      if (other.find(c) == std::string::npos && out.find(c) == std::string::npos) axes.push_back(static_cast<int>(i));
+      else kept += c;
+    }
+    if (axes.empty()) return x;
+    Shape shape;
+    for (std::size_t i = 0; i < mine.size(); ++i)
+      if (std::find(axes.begin(), axes.end(), static_cast<int>(i)) == axes.end()) shape.push_back(x.dim(static_cast<int>(i)));
+    mine = kept;
+    return reduce(k::ReduceOp::sum, x, axes, x.dtype(), shape);
+  }
+  // Permutes x (letters `have`) to the letter order `want` and flattens it to `flat`.
+  static Tensor arrange(const Tensor& x, const std::string& have, const std::string& want, Shape flat) {
+    std::vector<int> perm;
+    for (char c : want) perm.push_back(static_cast<int>(have.find(c)));
+    if (is_identity(perm)) return Tensor(x).reshaped(std::move(flat));
+    return transpose(x, perm).reshaped(std::move(flat));
+  }
+};
+
+inline Tensor einsum(std::string_view spec, const Tensor& a, const Tensor& b, DType dtype) {
+  return Einsum::run(spec, a, b, dtype);
+}
+
+// ---- constructors --------------------------------------------------------------------------
+
+inline Tensor fill(DType dtype, Shape shape, double value) {
+  Tensor out = Tensor::uninitialized(dtype, std::move(shape));
+  k::fill(mut(out), value);
+  return out;
+}
+
+inline Tensor full(DType dtype, Shape shape, const Tensor& value) {
+  Tensor v = convert(value, dtype);
+  Tensor out = Tensor::uninitialized(dtype, std::move(shape));
+  k::copy(view(v).broadcast_to(out.shape()), mut(out));
+  return out;
+}
+
+// The block of `device` of a global array with this shape and sharding: its offset and shape.
+struct BlockPlace {
+  Shape offset;
+  Shape shape;
+};
+inline BlockPlace place(shard::Device& dev, const Shape& global, const std::vector<shard::DimAxes>& spec) {
+  shard::Sharding sharding(dev.mesh(), spec);
+  return {sharding.block_offset(global, dev.id()), sharding.block_shape(global)};
+}
+
+// This device's block of arange(start, start + step * global, step) laid out on `spec`.
+inline Tensor arange(shard::Device& dev, DType dtype, double start, double step, std::int64_t global,
+                     const std::vector<shard::DimAxes>& spec) {
+  BlockPlace p = place(dev, {global}, spec);
+  Tensor idx = Tensor::uninitialized(DType::i64, p.shape);
+  k::iota(mut(idx), 0);
+  std::int64_t* ip = idx.as<std::int64_t>();
+  bool integral = start == std::floor(start) && step == std::floor(step) && shard::is_integer(dtype);
+  Tensor out = Tensor::uninitialized(integral ? DType::i64 : DType::f32, p.shape);
+  for (std::int64_t i = 0; i < idx.numel(); ++i) {
+    std::int64_t g = ip[i] + p.offset[0];
+    if (integral) out.as<std::int64_t>()[i] = static_cast<std::int64_t>(start) + g * static_cast<std::int64_t>(step);
+    else out.as<float>()[i] = static_cast<float>(start + static_cast<double>(g) * step);
+  }
+  return convert(out, dtype);
+}
+
+// ---- random --------------------------------------------------------------------------------
+
+using Key = shard::random::Key;
+
+inline Key make_key(const Tensor& seed) { return shard::random::key(to_index(seed)); }
+inline Key fold_in(Key key, const Tensor& data) {
+  return shard::random::fold_in(key, static_cast<std::uint32_t>(static_cast<std::uint64_t>(to_index(data))));
+}
+inline Key split_at(Key key, std::uint64_t i) { return shard::random::split_at(key, i); }
+
+// This device's block of normal/uniform(key, global shape) on `spec` (an empty spec: the
+// whole array, as inside a shard_map body).
+inline Tensor normal(shard::Device& dev, Key key, DType dtype, const Shape& global,
+                     const std::vector<shard::DimAxes>& spec) {
+  BlockPlace p = place(dev, global, spec);
+  Tensor out = Tensor::uninitialized(dtype, p.shape);
+  shard::random::normal(key, dtype, shard::random::Block{global, p.offset, p.shape}, out.data());
+  return out;
+}
+inline Tensor uniform(shard::Device& dev, Key key, DType dtype, const Shape& global,
+                      const std::vector<shard::DimAxes>& spec, double minval, double maxval) {
+  BlockPlace p = place(dev, global, spec);
+  Tensor out = Tensor::uninitialized(dtype, p.shape);
+  shard::random::uniform(key, dtype, shard::random::Block{global, p.offset, p.shape}, minval, maxval, out.data());
+  return out;
+}
+
+// ---- sharding moves -----------------------------------------------------------------------
+
+// This device's piece of `x` along `dim` when that dimension is split further over `axes`:
+// piece axis_index(axes) of axis_size(axes) equal pieces. Free of communication.
+inline Tensor take_piece(shard::Device& dev, const Tensor& x, int dim, const shard::Axes& axes) {
+  std::int64_t n = dev.axis_size(axes);
+  if (x.dim(dim) % n != 0)
+    throw shard::ShapeError("cannot split dimension " + std::to_string(dim) + " of " + x.type_string() + " over " +
+                            axes.to_string() + " of size " + std::to_string(n));
+  std::int64_t size = x.dim(dim) / n;
+  return materialize(view(x).sliced(dim, dev.axis_index(axes) * size, size));
+}
+
+inline Tensor axis_index(shard::Device& dev, const shard::Axes& axes) {
+  return scalar_int(DType::i32, dev.axis_index(axes));
+}
+
+// ---- the boundary --------------------------------------------------------------------------
+
+// Throws ArgumentError naming the function, the argument and both types when `got` is not
+// `expected` (dtype, global shape and sharding).
+inline void check_argument(std::string_view function, std::string_view name, int index,
+                           const shard::Array& got, const shard::ArrayType& expected) {
+  if (got.type() == expected) return;
+  throw shard::ArgumentError(std::string(function) + ": argument " + std::to_string(index) + " ('" +
+                             std::string(name) + "') has type " + got.type().to_string() + " on mesh " +
+                             got.mesh().to_string() + ", but " + std::string(function) + " expects " +
+                             expected.to_string() + " on mesh " + expected.sharding.mesh().to_string());
+}
+
+// Stores a device's result block into the result array, checking its shape on the way.
+inline void store_block(shard::Array& out, int device, Tensor block) {
+  out.set_block(device, std::move(block));
+}
+
+}  // namespace shardgen::prelude
