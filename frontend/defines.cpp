@@ -1,7 +1,6 @@
 #include "frontend/defines.h"
 
-#include <charconv>
-#include <cmath>
+#include "frontend/number_parsing.h"
 
 namespace shardc {
 namespace {
@@ -17,22 +16,7 @@ bool is_identifier(std::string_view s) {
   return true;
 }
 
-// Digits of an integer or float with the language's `_` separators removed; nullopt when a
-// separator starts or ends a digit run or two are adjacent (docs/language.md, section 1).
-std::optional<std::string> strip_separators(std::string_view digits) {
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (digits[i] != '_') {
-      out += digits[i];
-      continue;
-    }
-    auto is_digit_like = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
-    if (i == 0 || i + 1 == digits.size() || !is_digit_like(digits[i - 1]) || !is_digit_like(digits[i + 1])) {
-      return std::nullopt;
-    }
-  }
-  return out;
-}
+bool is_hex(std::string_view s) { return s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'); }
 
 }  // namespace
 
@@ -54,58 +38,33 @@ std::optional<Define> parse_define(std::string_view option, Diagnostics& diags) 
     define.value = value == "true";
     return define;
   }
-  bool negative = !value.empty() && value[0] == '-';
-  std::string_view magnitude = negative ? value.substr(1) : value;
-  bool hex = magnitude.size() > 2 && magnitude[0] == '0' && (magnitude[1] == 'x' || magnitude[1] == 'X');
-  std::optional<std::string> digits = strip_separators(hex ? magnitude.substr(2) : magnitude);
-  if (!digits || digits->empty() || (hex && magnitude[2] == '_')) {
+  auto not_a_number = [&] {
     diags.error({}, quoted + ": '" + std::string(value) + "' is not a number, true or false");
     return std::nullopt;
-  }
-  std::string text = (negative ? "-" : "") + *digits;
-  const char* first = text.data();
-  const char* last = text.data() + text.size();
-  bool is_float = !hex && text.find_first_of(".eE") != std::string::npos;
+  };
+  bool negative = !value.empty() && value[0] == '-';
+  std::string_view magnitude = negative ? value.substr(1) : value;
+  bool is_float = !is_hex(magnitude) && magnitude.find_first_of(".eE") != std::string_view::npos;
   if (is_float) {
-    double parsed = 0;
-    auto [end, ec] = std::from_chars(first, last, parsed);
-    if (ec == std::errc::invalid_argument || end != last) {
-      diags.error({}, quoted + ": '" + std::string(value) + "' is not a number, true or false");
-      return std::nullopt;
-    }
-    if (ec == std::errc::result_out_of_range && std::fabs(parsed) > 1) {
+    ParsedNumber<double> parsed = parse_float_literal(magnitude);
+    if (parsed.status == NumberStatus::malformed) return not_a_number();
+    if (parsed.status == NumberStatus::out_of_range) {
       diags.error({}, quoted + ": " + std::string(value) + " is too large for a float");
       return std::nullopt;
     }
-    define.value = ec == std::errc::result_out_of_range ? 0.0 : parsed;
+    define.value = negative ? -parsed.value : parsed.value;
     return define;
   }
-  std::int64_t parsed = 0;
-  std::errc ec;
-  const char* end = nullptr;
-  if (hex) {
-    // from_chars with base 16 takes no sign and no prefix: parse the magnitude, then negate.
-    std::uint64_t u = 0;
-    auto r = std::from_chars(digits->data(), digits->data() + digits->size(), u, 16);
-    ec = r.ec;
-    end = r.ptr == digits->data() + digits->size() ? last : nullptr;
-    std::uint64_t limit = negative ? (std::uint64_t{1} << 63) : (std::uint64_t{1} << 63) - 1;
-    if (ec == std::errc() && u > limit) ec = std::errc::result_out_of_range;
-    if (ec == std::errc()) parsed = negative ? static_cast<std::int64_t>(0 - u) : static_cast<std::int64_t>(u);
-  } else {
-    auto r = std::from_chars(first, last, parsed);
-    ec = r.ec;
-    end = r.ptr;
-  }
-  if (ec == std::errc::result_out_of_range) {
+  ParsedNumber<std::uint64_t> parsed = parse_unsigned_literal(magnitude);
+  if (parsed.status == NumberStatus::malformed) return not_a_number();
+  // i64 holds magnitudes up to 2^63 - 1, and 2^63 when negative.
+  std::uint64_t limit = negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;
+  if (parsed.status == NumberStatus::out_of_range || parsed.value > limit) {
     diags.error({}, quoted + ": " + std::string(value) + " does not fit in a 64-bit signed integer (i64)");
     return std::nullopt;
   }
-  if (ec != std::errc() || end != last) {
-    diags.error({}, quoted + ": '" + std::string(value) + "' is not a number, true or false");
-    return std::nullopt;
-  }
-  define.value = parsed;
+  // Negating in unsigned arithmetic, then converting, is exact for every value (C++20).
+  define.value = static_cast<std::int64_t>(negative ? 0 - parsed.value : parsed.value);
   return define;
 }
 

@@ -1,0 +1,99 @@
+// The shardc executable: options, exit statuses (0 ok, 1 input errors, 2 usage), stdin,
+// several files. Runs the real binary built beside this test.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+struct CliRun {
+  int status;
+  std::string output;  // stdout and stderr together
+};
+
+CliRun shardc(const std::string& arguments, const std::string& stdin_text = "") {
+  std::string command = std::string("'") + SHARDC_EXECUTABLE + "' " + arguments + " 2>&1";
+  std::filesystem::path input = std::filesystem::temp_directory_path() / "shardc_cli_test_stdin.shard";
+  std::ofstream(input) << stdin_text;
+  command += " < '" + input.string() + "'";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return {-1, "popen failed"};
+  std::string output;
+  std::array<char, 4096> buffer;
+  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  std::filesystem::path path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+const char* kGood = "mesh grid = [X: 2];\nfunc f(x: f32[8@X]) -> f32[8@X] on grid { return x; }\n";
+const char* kBad = "mesh grid = [X: 2];\nfunc f(x: f32[8@X]) -> f32[8@X] on grid { return x + ; }\n";
+
+TEST(Cli, VersionAndHelp) {
+  CliRun version = shardc("--version");
+  EXPECT_EQ(version.status, 0);
+  EXPECT_NE(version.output.find("shardc 0."), std::string::npos) << version.output;
+  CliRun help = shardc("--help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.output.find("--emit"), std::string::npos);
+  EXPECT_NE(help.output.find("-D"), std::string::npos);
+}
+
+TEST(Cli, UsageErrorsExitWith2) {
+  EXPECT_EQ(shardc("").status, 2);
+  EXPECT_EQ(shardc("--emit=bogus x.shard").status, 2);
+  EXPECT_EQ(shardc("--no-such-flag x.shard").status, 2);
+  CliRun bad_define = shardc("-D B=99999999999999999999 --check x.shard");
+  EXPECT_EQ(bad_define.status, 2);
+  EXPECT_NE(bad_define.output.find("does not fit in a 64-bit signed integer"), std::string::npos)
+      << bad_define.output;
+  EXPECT_EQ(shardc("-D B --check x.shard").status, 2);
+}
+
+TEST(Cli, EmitAstOfAFile) {
+  CliRun r = shardc("--emit=ast " + write_temp("cli_good.shard", kGood));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Module cli_good\n  MeshDecl grid explicit (default) <1:1>"), std::string::npos)
+      << r.output;
+}
+
+TEST(Cli, StdinIsDash) {
+  CliRun r = shardc("--emit=ast -", kGood);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("Module stdin"), std::string::npos) << r.output;
+}
+
+TEST(Cli, ErrorsExitWith1AndAreLocated) {
+  CliRun r = shardc("--check " + write_temp("cli_bad.shard", kBad));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("cli_bad.shard:2:54: error: unexpected ';'; expected an expression"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("                                                     ^"), std::string::npos) << r.output;
+}
+
+TEST(Cli, SeveralFilesAreAllProcessed) {
+  std::string good = write_temp("cli_good.shard", kGood);
+  std::string bad = write_temp("cli_bad.shard", kBad);
+  CliRun r = shardc("--emit=ast " + bad + " " + good);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("cli_bad.shard:2:54: error"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Module cli_good"), std::string::npos) << r.output;
+}
+
+TEST(Cli, MissingFileIsAnError) {
+  CliRun r = shardc("--check /nonexistent/dir/x.shard");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("shardc: error: cannot read '/nonexistent/dir/x.shard'"), std::string::npos) << r.output;
+}
+
+}  // namespace

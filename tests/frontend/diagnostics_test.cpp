@@ -1,0 +1,153 @@
+// Rendering of diagnostics (clang's form) and the located errors of the transformer.
+#include <gtest/gtest.h>
+
+#include "test_helpers.h"
+
+namespace shardc::test {
+namespace {
+
+TEST(DiagnosticsRendering, CaretTildesAndNotes) {
+  Diagnostics diags;
+  FileId id = diags.sources().add("m.shard", "line one\n  return einsum(sq, W);\n");
+  const SourceFile& f = diags.sources().file(id);
+  diags.error(SourceRange{id, f.location(18), f.location(31)}, "something is wrong")
+      .note("unlocated note")
+      .note(SourceRange{id, f.location(0), f.location(4)}, "located note");
+  EXPECT_EQ(diags.render(),
+            "m.shard:2:10: error: something is wrong\n"
+            "  return einsum(sq, W);\n"
+            "         ^~~~~~~~~~~~~\n"
+            "note: unlocated note\n"
+            "m.shard:1:1: note: located note\n"
+            "line one\n"
+            "^~~~\n");
+  EXPECT_EQ(diags.error_count(), 1u);
+}
+
+TEST(DiagnosticsRendering, TabsAreKeptSoTheCaretLinesUp) {
+  Diagnostics diags;
+  FileId id = diags.sources().add("t.shard", "\tlet x = $;\n");
+  const SourceFile& f = diags.sources().file(id);
+  diags.error(SourceRange{id, f.location(9), f.location(10)}, "bad");
+  EXPECT_EQ(diags.render(), "t.shard:1:10: error: bad\n\tlet x = $;\n\t        ^\n");
+}
+
+TEST(DiagnosticsRendering, MultiLineRangeUnderlinesToEndOfFirstLine) {
+  Diagnostics diags;
+  FileId id = diags.sources().add("t.shard", "ab cd\nef\n");
+  const SourceFile& f = diags.sources().file(id);
+  diags.error(SourceRange{id, f.location(3), f.location(8)}, "span");
+  EXPECT_EQ(diags.render(), "t.shard:1:4: error: span\nab cd\n   ^~\n");
+}
+
+TEST(DiagnosticsRendering, UnlocatedErrorsNameTheTool) {
+  Diagnostics diags;
+  diags.error({}, "cannot read 'x.shard': No such file or directory");
+  EXPECT_EQ(diags.render(), "shardc: error: cannot read 'x.shard': No such file or directory\n");
+}
+
+TEST(DiagnosticsRendering, KeepsAtMostTheLimitAndSaysHowManyMore) {
+  Diagnostics diags;
+  for (std::size_t i = 0; i < Diagnostics::kMaxKeptErrors + 5; ++i) diags.error({}, "e").note("n");
+  EXPECT_EQ(diags.error_count(), Diagnostics::kMaxKeptErrors + 5);
+  EXPECT_EQ(diags.diagnostics().size(), Diagnostics::kMaxKeptErrors);
+  EXPECT_NE(diags.render().find("5 more diagnostics not shown"), std::string::npos);
+}
+
+TEST(SyntaxErrors, AllOfAFileAreReportedInFileOrder) {
+  auto p = parse_text(
+      "mesh grid = [X: 4, Y: 2]\n"        // missing ';' at the end of line 1
+      "func f(x: f32[8]) on grid {\n"
+      "  let a = (x + ;\n"                 // missing operand
+      "  let b = x +* 2;\n"                // operator where an operand belongs
+      "  return a;\n"
+      "}\n"
+      "const = 3;\n");                     // missing name
+  EXPECT_FALSE(p.module);
+  auto h = p.headlines();
+  ASSERT_GE(h.size(), 4u) << p.rendered();
+  EXPECT_EQ(h[0], "t.shard:1:25: error: expected ';'");
+  EXPECT_EQ(h[1], "t.shard:3:16: error: unexpected ';'; expected an expression");
+  EXPECT_EQ(h[2], "t.shard:4:14: error: unexpected '*'; expected an expression");
+  EXPECT_EQ(h.back(), "t.shard:7:7: error: unexpected '='; expected a name");
+}
+
+TEST(SyntaxErrors, UnexpectedEndOfFile) {
+  auto p = parse_text("fn f() {\n  return 1;\n");
+  EXPECT_FALSE(p.module);
+  ASSERT_EQ(p.headlines().size(), 1u) << p.rendered();
+  EXPECT_EQ(p.headlines()[0].substr(0, 41), "t.shard:3:1: error: unexpected end of fil");
+}
+
+TEST(SyntaxErrors, IndexedAssignmentIsNotAStatement) {
+  auto p = parse_text("fn f(x) {\n  x[0] = 1;\n  return x;\n}\n");
+  EXPECT_FALSE(p.module);
+  ASSERT_EQ(p.headlines().size(), 1u);
+  EXPECT_EQ(p.headlines()[0], "t.shard:2:8: error: unexpected '='; expected ';'");
+}
+
+struct TransformerCase {
+  std::string source;
+  std::string headline;
+};
+
+class TransformerErrors : public ::testing::TestWithParam<TransformerCase> {};
+
+TEST_P(TransformerErrors, IsLocated) {
+  auto p = parse_text(GetParam().source);
+  EXPECT_FALSE(p.module);
+  ASSERT_EQ(p.headlines().size(), 1u) << p.rendered();
+  EXPECT_EQ(p.headlines()[0], GetParam().headline);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Frontend, TransformerErrors,
+    ::testing::Values(
+        TransformerCase{"fn f() { return 9223372036854775808; }",
+                        "t.shard:1:17: error: integer literal 9223372036854775808 does not fit in a 64-bit signed "
+                        "integer (i64)"},
+        TransformerCase{"fn f() { return 0x8000_0000_0000_0000; }",
+                        "t.shard:1:17: error: integer literal 0x8000_0000_0000_0000 does not fit in a 64-bit "
+                        "signed integer (i64)"},
+        TransformerCase{"fn f() { return 1e999; }", "t.shard:1:17: error: floating-point literal 1e999 is too large"},
+        TransformerCase{"fn f() { return a < b < c; }",
+                        "t.shard:1:23: error: comparisons do not chain: '<' and '<' in one expression"},
+        TransformerCase{"fn f() { return a == b != c; }",
+                        "t.shard:1:24: error: comparisons do not chain: '==' and '!=' in one expression"},
+        TransformerCase{"fn f() { (a, b) += 2; return a; }",
+                        "t.shard:1:10: error: '+=' needs a single variable on its left"},
+        TransformerCase{"fn f() { _ -= 2; return a; }", "t.shard:1:10: error: '-=' needs a single variable on its left"},
+        TransformerCase{"fn f() { for (i, j) in 0..2 { } return 0; }",
+                        "t.shard:1:14: error: a for loop binds a single index variable, not a tuple"},
+        TransformerCase{"fn f(k: key[4]) { return k; }", "t.shard:1:9: error: a key is a scalar; 'key' takes no dimensions"},
+        TransformerCase{"fn f(x: g32[4]) { return x; }", "t.shard:1:9: error: unknown type 'g32'"},
+        TransformerCase{"fn f(x: f32[4]{W:dp}) { return x; }",
+                        "t.shard:1:16: error: expected 'V' in a varying-axes suffix, found 'W'"},
+        TransformerCase{"fn f() { return g(a=1, 2); }",
+                        "t.shard:1:24: error: positional argument after keyword argument 'a'"},
+        TransformerCase{"fn f() { return g(a=1, a=2); }", "t.shard:1:24: error: keyword argument 'a' is given twice"},
+        TransformerCase{"fn f() on grid { return 0; }",
+                        "t.shard:1:11: error: fn helper 'f' cannot name a mesh; it runs on the mesh of its caller"},
+        TransformerCase{"func f() unchecked { return 0; }",
+                        "t.shard:1:10: error: 'unchecked' applies only to a shard_map, not to func 'f'"},
+        TransformerCase{"mesh m = [X: 2] auto explicit;", "t.shard:1:22: error: the kind of mesh 'm' is given twice"},
+        TransformerCase{"mesh m = [X: 2] devices 0..2 devices 2..4;",
+                        "t.shard:1:30: error: the device range of mesh 'm' is given twice"}));
+
+TEST(TransformerErrors, ReportsEveryErrorOfTheFile) {
+  auto p = parse_text(
+      "fn f() {\n"
+      "  let a = 99999999999999999999;\n"
+      "  let b = x < y < z;\n"
+      "  return g(k=1, 2);\n"
+      "}\n");
+  EXPECT_FALSE(p.module);
+  auto h = p.headlines();
+  ASSERT_EQ(h.size(), 3u) << p.rendered();
+  EXPECT_EQ(h[0].substr(0, 20), "t.shard:2:11: error:");
+  EXPECT_EQ(h[1].substr(0, 20), "t.shard:3:17: error:");
+  EXPECT_EQ(h[2].substr(0, 20), "t.shard:4:17: error:");
+}
+
+}  // namespace
+}  // namespace shardc::test
