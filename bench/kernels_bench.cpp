@@ -1,0 +1,83 @@
+// Kernels: what shard::kernels adds on top of oneDNN, and how fast random blocks are drawn.
+//   kernels_bench --benchmark_repetitions=7 --benchmark_report_aggregates_only=true
+// Run with OMP_NUM_THREADS=1 to compare per-core figures (each device thread gets its own team).
+//
+// BM_Matmul/<m>/<k>/<n>/<ldb>: shard::kernels::matmul with b a column block of a matrix with
+// ldb columns (read in place through strides, as a sharded einsum does), against
+// BM_BareOneDnn with the same descriptors executed directly. BM_Normal: shard::random::normal.
+#include <benchmark/benchmark.h>
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <vector>
+
+#include "shard/kernels/matmul.h"
+#include "shard/random.h"
+
+namespace {
+
+namespace sk = shard::kernels;
+using shard::DType;
+
+void matmul_shapes(benchmark::internal::Benchmark* b) {
+  b->Args({64, 64, 64, 64})->Args({256, 4096, 128, 256})->Args({1024, 512, 256, 256})->Args({1024, 4096, 256, 256});
+}
+
+void set_flops(benchmark::State& state, std::int64_t m, std::int64_t k, std::int64_t n) {
+  state.counters["flop/s"] = benchmark::Counter(2.0 * double(m) * double(n) * double(k) * double(state.iterations()),
+                                                benchmark::Counter::kIsRate);
+}
+
+void BM_Matmul(benchmark::State& state) {
+  const std::int64_t m = state.range(0), k = state.range(1), n = state.range(2), ldb = state.range(3);
+  std::vector<float> a(static_cast<std::size_t>(m * k), 1.0f), b(static_cast<std::size_t>(k * ldb), 0.5f),
+      c(static_cast<std::size_t>(m * n));
+  sk::Context ctx;
+  const sk::View av = sk::View::contiguous(a.data(), DType::f32, {m, k});
+  const sk::View bv{b.data(), DType::f32, {k, n}, {ldb, 1}};
+  const sk::MutView cv = sk::MutView::contiguous(c.data(), DType::f32, {m, n});
+  for (auto _ : state) {
+    sk::matmul(ctx, av, bv, cv);
+    benchmark::DoNotOptimize(c.data());
+  }
+  set_flops(state, m, k, n);
+}
+
+void BM_BareOneDnn(benchmark::State& state) {
+  const std::int64_t m = state.range(0), k = state.range(1), n = state.range(2), ldb = state.range(3);
+  std::vector<float> a(static_cast<std::size_t>(m * k), 1.0f), b(static_cast<std::size_t>(k * ldb), 0.5f),
+      c(static_cast<std::size_t>(m * n));
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  using dnnl::memory;
+  const memory::desc a_md({m, k}, memory::data_type::f32, memory::dims{k, 1});
+  const memory::desc b_md({k, n}, memory::data_type::f32, memory::dims{ldb, 1});
+  const memory::desc c_md({m, n}, memory::data_type::f32, memory::dims{n, 1});
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), engine);
+  const dnnl::matmul matmul(pd);
+  memory am(a_md, engine, a.data()), bm(b_md, engine, b.data()), cm(c_md, engine, c.data());
+  for (auto _ : state) {
+    matmul.execute(stream, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+    stream.wait();
+    benchmark::DoNotOptimize(c.data());
+  }
+  set_flops(state, m, k, n);
+}
+
+void BM_Normal(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  std::vector<float> out(static_cast<std::size_t>(n));
+  const auto key = shard::random::key(0);
+  for (auto _ : state) {
+    shard::random::normal(key, DType::f32, shard::random::Block::whole({n}), out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
+BENCHMARK(BM_Matmul)->Apply(matmul_shapes)->MeasureProcessCPUTime()->UseRealTime();
+BENCHMARK(BM_BareOneDnn)->Apply(matmul_shapes)->MeasureProcessCPUTime()->UseRealTime();
+BENCHMARK(BM_Normal)->Arg(1 << 20);
+
+}  // namespace
+
+BENCHMARK_MAIN();
