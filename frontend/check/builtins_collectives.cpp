@@ -165,6 +165,25 @@ Value pvary(Checker& c, const ast::CallExpr& call) {
   return c.emit("pvary", call, {x}, *t, {{"axes", *axes}});
 }
 
+Value ragged_all_to_all(Checker& c, const ast::CallExpr& call) {
+  if (!require_manual(c, call)) return Value::error();
+  Args a(c, call, {"operand", "output", "input_offsets", "send_sizes", "output_offsets", "recv_sizes", "axes"}, 7);
+  if (!a.ok()) return Value::error();
+  auto axes = group(c, a);
+  if (!axes) return Value::error();
+  std::vector<Value> inputs;
+  std::vector<Type> types;
+  for (auto p : {"operand", "output", "input_offsets", "send_sizes", "output_offsets", "recv_sizes"}) {
+    if (!local_array(c, a, p)) return Value::error();
+    inputs.push_back(a[p]);
+    types.push_back(a[p].type);
+  }
+  auto t = checked(c, ragged_all_to_all_op(types, *axes), a,
+                   {"operand", "output", "input_offsets", "send_sizes", "output_offsets", "recv_sizes"});
+  if (!t) return Value::error();
+  return c.emit("ragged_all_to_all", call, inputs, *t, {{"axes", *axes}});
+}
+
 }  // namespace
 
 BuiltinList collective_builtins() {
@@ -173,7 +192,7 @@ BuiltinList collective_builtins() {
           {"pmin", all_reduce},           {"all_gather", all_gather},
           {"all_gather_invariant", all_gather}, {"psum_scatter", psum_scatter},
           {"all_to_all", all_to_all},     {"ppermute", ppermute},
-          {"pvary", pvary}};
+          {"pvary", pvary},               {"ragged_all_to_all", ragged_all_to_all}};
 }
 
 }  // namespace shardc::check

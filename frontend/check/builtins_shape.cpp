@@ -25,6 +25,17 @@ Value reshape(Checker& c, const ast::CallExpr& call) {
   return c.emit("reshape", call, {a["x"]}, *t, {{"shape", t->shape()}});
 }
 
+Value broadcast_to(Checker& c, const ast::CallExpr& call) {
+  Args a(c, call, {"x", "shape"}, 2);
+  if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x")) return Value::error();
+  auto shape = c.static_int_list(a["shape"], a.range("shape"), "the shape of broadcast_to");
+  if (!shape) return Value::error();
+  Value x = a["x"].is_static_scalar() ? c.materialize(a["x"], call) : a["x"];
+  auto t = checked(c, broadcast_to_op(x.type, *shape), a, {"x"});
+  if (!t) return Value::error();
+  return c.emit("broadcast_to", call, {x}, *t, {{"shape", *shape}});
+}
+
 Value transpose(Checker& c, const ast::CallExpr& call) {
   Args a(c, call, {"x", "perm"}, 1);
   if (!a.ok() || !array_arg(c, a, "x")) return Value::error();
@@ -206,7 +217,7 @@ Value reshard(Checker& c, const ast::CallExpr& call) {
   if (!spec) return Value::error();
   auto t = checked(c, reshard_op(a["x"].type, *spec), a, {"x", "sharding"});
   if (!t) return Value::error();
-  if (assert_only && !c.mesh()->auto_mode && !(*t == a["x"].type)) {
+  if (assert_only && c.mesh() && !c.mesh()->auto_mode && !(*t == a["x"].type)) {
     c.error(call.range, "constrain: " + to_string(a["x"].type) + " does not have sharding " +
                             format_spec(*c.mesh(), t->dims))
         .note("on an explicit mesh constrain is an assertion; use reshard to change the layout");
@@ -332,6 +343,7 @@ Value slice_fn(Checker& c, const ast::CallExpr& call) {
 BuiltinList shape_builtins() {
   return {{"reshape", reshape},
           {"transpose", transpose},
+          {"broadcast_to", broadcast_to},
           {"expand_dims", expand_squeeze},
           {"squeeze", expand_squeeze},
           {"dynamic_slice", dynamic_slice},

@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
+#include <tuple>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -142,6 +144,9 @@ class Checker {
   std::unordered_map<std::string, const ast::FunctionDecl*> functions_;
   std::unordered_map<const ast::FunctionDecl*, std::optional<Signature>> signatures_;
   FunctionContext* ctx_ = nullptr;
+  // (file, offset, message) of every reported error: an error inside an unrolled loop or
+  // an fn inlined twice is reported once.
+  std::set<std::tuple<FileId, std::uint32_t, std::string>> reported_;
   std::int64_t ops_in_function_ = 0;
 };
 

@@ -10,6 +10,7 @@
 namespace shardc::check {
 
 DiagnosticBuilder Checker::error(const SourceRange& range, std::string message) {
+  if (!reported_.emplace(range.file, range.begin.offset, message).second) return DiagnosticBuilder(nullptr, 0);
   return diags_.error(range, std::move(message));
 }
 

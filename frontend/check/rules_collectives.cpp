@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "frontend/check/checked_math.h"
 #include "frontend/check/dtype_rules.h"
 #include "frontend/check/sharding_spec.h"
 
@@ -53,7 +54,9 @@ Result<Type> all_gather_op(const Type& x, const AxisList& axes, int axis, bool t
     return rule_error(ErrorClass::out_of_range, std::string(op) + ": axis=" + std::to_string(axis) +
                                                     " is out of range for " + to_string(x));
   if (tiled) {
-    r.dims[axis].size *= n;  // block sizes times a device count stay far below 2^63 (both validated)
+    auto grown = checked_mul(r.dims[axis].size, n);
+    if (!grown) return rule_error(ErrorClass::limit, std::string(op) + ": the gathered size overflows 64 bits");
+    r.dims[axis].size = *grown;
   } else {
     if (x.rank() + 1 > kMaxRank) return rule_error(ErrorClass::limit, std::string(op) + " would exceed the rank limit");
     r.dims.insert(r.dims.begin() + axis, Dim{n, {}});
@@ -116,7 +119,9 @@ Result<Type> all_to_all_op(const Type& x, const AxisList& axes, int split, int c
                             std::to_string(n) + ")",
                         {}, 0);
     r.dims[split].size = d / n;
-    r.dims[concat].size *= n;
+    auto grown = checked_mul(r.dims[concat].size, n);
+    if (!grown) return rule_error(ErrorClass::limit, "all_to_all: the concatenated size overflows 64 bits");
+    r.dims[concat].size = *grown;
   } else {
     if (d != n)
       return rule_error(ErrorClass::shape_mismatch,
@@ -177,6 +182,38 @@ Result<Type> pvary_op(const Type& x, const AxisList& axes, bool checked) {
 
 Type axis_index_type(const Mesh& mesh, const AxisList& axes) {
   return make_local(DType::i32, {}, &mesh, to_set(axes));
+}
+
+Result<Type> ragged_all_to_all_op(const std::vector<Type>& a, const AxisList& axes) {
+  static const char* names[] = {"operand", "output", "input_offsets", "send_sizes", "output_offsets", "recv_sizes"};
+  for (int i = 0; i < 6; ++i)
+    if (auto e = need_local_array("ragged_all_to_all", a[i])) {
+      e->operand = i;
+      e->message = std::string("ragged_all_to_all's ") + names[i] + ": " + e->message;
+      return *e;
+    }
+  const Type& op = a[0];
+  const Type& out = a[1];
+  if (op.dtype != out.dtype || op.rank() != out.rank() || op.rank() == 0)
+    return rule_error(ErrorClass::shape_mismatch, "ragged_all_to_all's operand " + to_string(op) +
+                                                      " and output " + to_string(out) +
+                                                      " must have one dtype and one rank (1 or more)",
+                      {}, 1);
+  for (int d = 1; d < op.rank(); ++d)
+    if (op.dims[d].size != out.dims[d].size)
+      return rule_error(ErrorClass::shape_mismatch, "ragged_all_to_all's operand " + to_string(op) + " and output " +
+                                                        to_string(out) + " differ beyond dimension 0",
+                        {}, 1);
+  std::int64_t n = group_size(*op.mesh, axes);
+  for (int i = 2; i < 6; ++i)
+    if (a[i].rank() != 1 || a[i].dims[0].size != n || !shard::is_integer(a[i].dtype))
+      return rule_error(ErrorClass::shape_mismatch,
+                        std::string("ragged_all_to_all's ") + names[i] + " must be a 1-D integer array of " +
+                            std::to_string(n) + " elements (one per device of the group), got " + to_string(a[i]),
+                        {}, i);
+  Type r = out;
+  r.varying |= op.varying | to_set(axes);
+  return r;
 }
 
 std::optional<RuleError> check_output(const Type& block, const Type& out, int index, bool checked) {

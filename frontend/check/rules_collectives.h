@@ -33,6 +33,9 @@ Result<Type> ppermute_op(const Type& x, const AxisList& axes,
 std::vector<std::pair<std::int64_t, std::int64_t>> shift_perm(std::int64_t n, std::int64_t k);
 Result<Type> pvary_op(const Type& x, const AxisList& axes, bool checked);
 Type axis_index_type(const Mesh& mesh, const AxisList& axes);
+// ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets, recv_sizes):
+// the result is `output`'s block; the four index arrays are 1-D integers of the group's size.
+Result<Type> ragged_all_to_all_op(const std::vector<Type>& args, const AxisList& axes);
 
 // The number of devices in a group of `axes`.
 std::int64_t group_size(const Mesh& mesh, const AxisList& axes);

@@ -211,7 +211,7 @@ Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl) {
                             std::to_string(d) + " of size " + std::to_string(n) + " in " + to_string(x),
                         {"static slices must satisfy 0 <= begin <= end <= size (negative bounds count from the end); "
                          "they never clamp"});
-    std::int64_t out = (e - b + s.step - 1) / s.step;
+    std::int64_t out = (e - b) / s.step + ((e - b) % s.step != 0 ? 1 : 0);
     if (out != n)
       if (auto err = divisible_after_change("slicing", x, d, out)) return *err;
     r.dims.push_back(Dim{out, x.dims[d].axes});
@@ -280,6 +280,33 @@ Result<Type> reshard_op(const Type& x, const std::vector<AxisList>& spec) {
   if (auto e = validate_global(r, "reshard's result")) {
     e->operand = 1;
     return *e;
+  }
+  return r;
+}
+
+Result<Type> broadcast_to_op(const Type& x, const std::vector<std::int64_t>& shape) {
+  if (static_cast<int>(shape.size()) > kMaxRank)
+    return rule_error(ErrorClass::limit, "broadcast_to a rank above the limit of " + std::to_string(kMaxRank));
+  if (static_cast<int>(shape.size()) < x.rank())
+    return rule_error(ErrorClass::shape_mismatch, "broadcast_to " + sizes_string(shape) + " has a lower rank than " +
+                                                      to_string(x));
+  Type r = x;
+  r.weak = false;
+  r.dims.clear();
+  int offset = static_cast<int>(shape.size()) - x.rank();
+  for (int i = 0; i < static_cast<int>(shape.size()); ++i) {
+    if (shape[i] < 0) return rule_error(ErrorClass::shape_mismatch, "broadcast_to size " + std::to_string(shape[i]) + " is negative");
+    int j = i - offset;
+    if (j < 0) {
+      r.dims.push_back(Dim{shape[i], {}});
+      continue;
+    }
+    const Dim& d = x.dims[j];
+    if (d.size == shape[i]) r.dims.push_back(d);
+    else if (d.size == 1) r.dims.push_back(Dim{shape[i], {}});
+    else
+      return rule_error(ErrorClass::shape_mismatch, "cannot broadcast " + to_string(x) + " to " + sizes_string(shape),
+                        {"dimensions are compared from the right; each must equal the target or be 1"});
   }
   return r;
 }

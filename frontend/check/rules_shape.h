@@ -41,6 +41,10 @@ Result<Type> dynamic_update_slice_op(const Type& x, const Type& update, int axis
 // reshard(x, spec): same shape and mesh, new sharding (global view only).
 Result<Type> reshard_op(const Type& x, const std::vector<AxisList>& spec);
 
+// broadcast_to(x, shape): NumPy broadcasting to a static shape; new and stretched dims
+// are replicated, the others keep their sharding.
+Result<Type> broadcast_to_op(const Type& x, const std::vector<std::int64_t>& shape);
+
 // expand_dims / squeeze: new dims are unsharded; a removed dim must have size 1.
 Result<Type> expand_dims_op(const Type& x, int axis);
 Result<Type> squeeze_op(const Type& x, int axis);
