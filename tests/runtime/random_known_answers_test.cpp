@@ -59,3 +59,28 @@ TEST(RandomKnownAnswers, SplitIsFoldInInPartitionableMode) {
   // split_at does not depend on how many keys are split off.
   EXPECT_EQ(sr::split(sr::key(72), 7)[2], keys[2]);
 }
+
+TEST(RandomKnownAnswers, NormalMatchesJaxBitForBit) {
+  // jax.random.normal(jax.random.key(0), (2, 3)) as a public test suite asserts it with
+  // np.testing.assert_array_equal (float32 values printed through float64: exact).
+  const double exact[6] = {1.622642159461975,    2.0252647399902344,  -0.4335944354534149,
+                           -0.07861734926700592, 0.17609089612960815, -0.9720892310142517};
+  std::vector<float> two_by_three(6);
+  sr::normal(sr::key(0), shard::DType::f32, sr::Block::whole({2, 3}), two_by_three.data());
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(two_by_three[i], static_cast<float>(exact[i])) << i;
+  // The first 24 elements of normal(key(0), ...) as JAX prints arrays, e.g.
+  // normal(key(0), (3,)) -> [ 1.6226422  2.0252647 -0.43359444]. numpy prints the shortest
+  // string that parses back to the same float32, cut at 8 fractional digits: so each value
+  // either parses back exactly or lies within half a unit of its 8th fractional digit.
+  const double printed[24] = {1.6226422,   2.0252647,  -0.43359444, -0.07861735, 0.1760909,  -0.97208923,
+                              -0.49529874, 0.4943786,  0.6643493,   -0.9501635,  2.1795304,  -1.9551506,
+                              0.35857072,  0.15779513, 1.2770847,   1.5104648,   0.970656,   0.59960806,
+                              0.0247007,   -1.9164772, -1.8593491,  1.728144,    0.04719035, 0.814128};
+  std::vector<float> first(24);
+  sr::normal(sr::key(0), shard::DType::f32, sr::Block::whole({4, 6}), first.data());
+  for (int i = 0; i < 24; ++i) {
+    const bool parses_back = first[i] == static_cast<float>(printed[i]);
+    const bool rounded_at_8_digits = std::fabs(double(first[i]) - printed[i]) <= 5.000001e-9;
+    EXPECT_TRUE(parses_back || rounded_at_8_digits) << i << ": " << first[i] << " printed " << printed[i];
+  }
+}
