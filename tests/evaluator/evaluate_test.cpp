@@ -210,5 +210,76 @@ func f(a: f32[4@X], b: i32[6], c: bool[3], d: bf16[2]) -> f32[4@X] on m { return
   EXPECT_TRUE(identical(evaluate(*s.module, "f", one)[0], one[0]));
 }
 
+TEST(Evaluate, ShapeAndMathOpsThroughTheChecker) {
+  auto s = checked(R"(
+mesh m = [X: 2];
+func shapes() -> (i32[3, 2], i32[2, 2], i32[4], i32[2, 3], i32[6], f32[2, 3], i32[3]) on m {
+  let x = reshape(arange(6), (2, 3));
+  let t = transpose(x);
+  let d = dynamic_slice(x, (1, 5), (1, 2));
+  let r = x[1];
+  let u = dynamic_update_slice(x, full(i32[1, 2], 9), (0, 1));
+  let c = concat((x[0], x[1]), axis=0);
+  let b = broadcast_to(reshape(arange(3), (1, 3)), (2, 3));
+  return (t, concat((d, d), axis=0), slice(concat((r, r), axis=0), 1, 5), u, roll(c, 1, axis=0),
+          astype(b, f32) / 2, r);
+}
+func maths() -> (f32[2, 3], i32[2], f32[2], i32[2], i32[2, 3]) on m {
+  let x = astype(reshape(arange(6), (2, 3)), f32);
+  let (v, i) = top_k(x, 2);
+  return (softmax(x, axis=1), argmax(x, axis=1), mean(x, axis=1), i[1], where(x > 2.0, 1, 0));
+}
+)");
+  ASSERT_TRUE(s.module);
+  auto out = evaluate(*s.module, "shapes", {});
+  ASSERT_EQ(out.size(), 7u);
+  EXPECT_EQ(format_numpy(out[0]), "[[0 3]\n [1 4]\n [2 5]]");
+  EXPECT_EQ(format_numpy(out[1]), "[[4 5]\n [4 5]]");  // start 5 clamps to 1
+  EXPECT_EQ(format_numpy(out[2]), "[4 5 3 4]");
+  EXPECT_EQ(format_numpy(out[3]), "[[0 9 9]\n [3 4 5]]");
+  EXPECT_EQ(format_numpy(out[4]), "[5 0 1 2 3 4]");
+  EXPECT_EQ(format_numpy(out[5]), "[[0.  0.5 1. ]\n [0.  0.5 1. ]]");
+  EXPECT_EQ(format_numpy(out[6]), "[3 4 5]");
+  auto m = evaluate(*s.module, "maths", {});
+  EXPECT_NEAR(m[0].floats[2], 0.66524096f, 1e-6);
+  EXPECT_EQ(format_numpy(m[1]), "[2 2]");
+  EXPECT_EQ(format_numpy(m[2]), "[1. 4.]");
+  EXPECT_EQ(format_numpy(m[3]), "[2 1]");
+  EXPECT_EQ(format_numpy(m[4]), "[[0 0 0]\n [1 1 1]]");
+}
+
+TEST(Evaluate, RaggedAllToAllInAShardMap) {
+  // Device 0 sends its row 0 to itself and row 1 to device 1; device 1 sends its rows 0..2 to
+  // device 0 (landing at rows 1..3) and nothing to itself.
+  auto s = checked(R"(
+mesh m = [i: 2];
+shard_map ragged(x: i32[6@i], in_off: i32[4@i], send: i32[4@i], out_off: i32[4@i], recv: i32[4@i])
+    -> i32[8@i] on m {
+  return ragged_all_to_all(x, full(i32[4], -1), in_off, send, out_off, recv, i);
+}
+)");
+  ASSERT_TRUE(s.module);
+  auto out = evaluate(*s.module, "ragged",
+                      {ints({6}, {1, 2, 3, 7, 8, 9}), ints({4}, {0, 1, 0, 0}), ints({4}, {1, 1, 2, 0}),
+                       ints({4}, {0, 0, 1, 0}), ints({4}, {1, 2, 1, 0})});
+  EXPECT_EQ(format_numpy(out[0]), "[ 1  7  8 -1  2 -1 -1 -1]");
+  // Device 0 expects one row from device 1, which sends two: a run-time error, as in JAX.
+  EXPECT_THROW(evaluate(*s.module, "ragged",
+                        {ints({6}, {1, 2, 3, 7, 8, 9}), ints({4}, {0, 1, 0, 0}), ints({4}, {1, 1, 2, 0}),
+                         ints({4}, {0, 0, 1, 0}), ints({4}, {1, 1, 1, 0})}),
+               EvalError);
+}
+
+TEST(Evaluate, KeysCrossTheApiAsTwoWords) {
+  auto s = checked(R"(
+mesh m = [X: 2];
+func draw(k: key) -> f32[3] on m { return uniform(k, f32[3]); }
+)");
+  ASSERT_TRUE(s.module);
+  HostTensor k0 = HostTensor::from_ints(DType::i64, {2}, {0, 0});
+  EXPECT_NEAR(evaluate(*s.module, "draw", {k0})[0].floats[0], 0.947667, 1e-6);
+  EXPECT_THROW(evaluate(*s.module, "draw", {ints({2}, {0, 0})}), EvalError);
+}
+
 }  // namespace
 }  // namespace shardc::eval
