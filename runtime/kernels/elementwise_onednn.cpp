@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "nonfinite.h"
 #include "onednn.h"
 
 namespace shard::kernels::detail {
@@ -55,6 +56,8 @@ bool try_onednn_unary(Context& ctx, UnaryOp op, const View& x, const MutView& y)
   if (!alg || x.dtype != DType::f32 || x.size() < kOneDnnMinElements || !x.is_row_major() || !y.is_row_major()) {
     return false;
   }
+  const bool nan_unsafe = op == UnaryOp::exp || op == UnaryOp::relu;
+  if (nan_unsafe && any_nan(static_cast<const float*>(x.data), x.size())) return false;
   // Dense in and out: the shape does not matter, only the element count.
   const memory::dims dims{x.size()};
   const memory::desc md(dims, memory::data_type::f32, memory::dims{1});

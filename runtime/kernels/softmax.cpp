@@ -6,6 +6,7 @@
 
 #include "checks.h"
 #include "element_types.h"
+#include "nonfinite.h"
 #include "onednn.h"
 #include "shard/kernels/reduce.h"
 
@@ -14,6 +15,7 @@ namespace {
 
 bool try_onednn_softmax(Context& ctx, const View& x, int axis, const MutView& y) {
   if (x.dtype != DType::f32 || x.size() < kOneDnnMinElements || !x.is_row_major() || !y.is_row_major()) return false;
+  if (detail::any_nonfinite(static_cast<const float*>(x.data), x.size())) return false;
   using dnnl::memory;
   const memory::dims dims(x.shape.begin(), x.shape.end());
   const memory::desc md(dims, memory::data_type::f32, memory::dims(row_major_strides(x.shape)));

@@ -286,3 +286,20 @@ TEST(KernelsElementwise, SixteenBitResultsRoundToNearestEven) {
   EXPECT_EQ(c.get(0), 1.0);
   EXPECT_EQ(c.get(1), 1.0 + std::ldexp(1.0, -6));  // 1 + 3*2^-8 ties up to the even 1 + 2^-6
 }
+
+TEST(KernelsElementwise, NanStaysNanOnEveryPath) {
+  // oneDNN's exp and relu turn NaN into inf and 0; the kernels must not.
+  sk::Context ctx;
+  for (std::int64_t n : {8, 5000}) {
+    for (UnaryOp op : kFloatUnary) {
+      if (op == UnaryOp::floor || op == UnaryOp::ceil || op == UnaryOp::round || op == UnaryOp::sign) continue;
+      Array x(DType::f32, {n}), y(DType::f32, {n});
+      for (std::int64_t i = 0; i < n; ++i) x.set(i, 0.5);
+      x.set(0, std::nan(""));
+      sk::unary(ctx, op, x.view(), y.mut());
+      EXPECT_TRUE(std::isnan(y.get(0))) << sk::op_name(op) << " n=" << n;
+      sk::unary(ctx, op, x.view(), x.mut());  // in place
+      EXPECT_TRUE(std::isnan(x.get(0))) << sk::op_name(op) << " in place, n=" << n;
+    }
+  }
+}

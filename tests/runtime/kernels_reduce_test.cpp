@@ -197,3 +197,20 @@ TEST(KernelsReduce, SoftmaxMatchesItsDefinitionOnBothPaths) {
   Array i(DType::i32, {3}), o(DType::i32, {3});
   EXPECT_THROW(sk::softmax(ctx, i.view(), 0, o.mut()), shard::ArgumentError);
 }
+
+TEST(KernelsReduce, SoftmaxSpreadsNanAndInfinityOverTheRowLikeJax) {
+  // jax.nn.softmax: a NaN row is all NaN; a row holding +inf is all NaN (inf - inf); a row of
+  // -inf is all NaN. Large rows would go to oneDNN, which gets these wrong: they must not.
+  sk::Context ctx;
+  for (std::int64_t cols : {8, 128}) {
+    Array x(DType::f32, {64, cols}), y(DType::f32, {64, cols});
+    for (std::int64_t i = 0; i < x.size(); ++i) x.set(i, 0.5);
+    x.set(0, std::nan(""));
+    x.set(cols, INFINITY);
+    for (std::int64_t i = 0; i < cols; ++i) x.set(2 * cols + i, -INFINITY);
+    sk::softmax(ctx, x.view(), 1, y.mut());
+    for (std::int64_t row = 0; row < 3; ++row)
+      for (std::int64_t i = 0; i < cols; ++i) EXPECT_TRUE(std::isnan(y.get(row * cols + i))) << row << "," << i;
+    EXPECT_NEAR(y.get(3 * cols), 1.0 / double(cols), 1e-7);
+  }
+}
