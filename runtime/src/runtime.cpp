@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 #include "inprocess_communicator.h"
@@ -44,6 +45,9 @@ Runtime::Runtime(int devices, int cores) {
   if (devices < 1) throw ArgumentError("a runtime needs at least one device, got: " + std::to_string(devices));
   if (cores <= 0) cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   omp_threads_ = std::max(1, cores / devices);
+  // An explicit OMP_NUM_THREADS is an upper bound (ThreadSanitizer runs set it to 1 to keep
+  // libgomp's thread pool, which TSan cannot see through, out of the tested paths).
+  if (std::getenv("OMP_NUM_THREADS") != nullptr) omp_threads_ = std::max(1, std::min(omp_threads_, omp_get_max_threads()));
   comm_ = std::make_unique<detail::InProcessCommunicator>(devices);
   busy_.assign(devices, 0);
   workers_.reserve(devices);

@@ -27,7 +27,8 @@ namespace shard {
 class Runtime {
  public:
   // `cores` = 0 means std::thread::hardware_concurrency(). Each device thread gets
-  // max(1, cores / devices) OpenMP threads, so local math never oversubscribes the machine.
+  // max(1, cores / devices) OpenMP threads, so local math never oversubscribes the machine;
+  // an OMP_NUM_THREADS set in the environment caps that number.
   explicit Runtime(int devices, int cores = 0);
   ~Runtime();
   Runtime(const Runtime&) = delete;
