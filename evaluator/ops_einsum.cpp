@@ -130,7 +130,7 @@ HostTensor reorder(const HostTensor& x, const std::string& from, const std::stri
 }
 
 // Two operands as a batched matmul C[b,m,n] = sum_k A[b,m,k] B[b,k,n], in cache-friendly
-// i-k-j order (the evaluator must stay usable at the seeds' sizes, e.g. 1024x4096 @ 4096x256).
+// tiled i-k-j order (the evaluator must stay usable at the seeds' sizes, e.g. 1024x4096 @ 4096x256).
 // Letters summed in one operand only are reduced first.
 HostTensor einsum_two(const check::EinsumSpec& spec, const std::vector<HostTensor>& ops, const Sizes& size,
                       DType result) {
@@ -172,33 +172,42 @@ HostTensor einsum_two(const check::EinsumSpec& spec, const std::vector<HostTenso
   Shape c_shape;
   for (char c : batch + m + n) c_shape.push_back(size.at(c));
   HostTensor C = HostTensor::zeros(result, c_shape);
-  if (C.is_float()) {
-    std::vector<double> row(static_cast<std::size_t>(nn));
-    for (std::int64_t ib = 0; ib < nb; ++ib)
-      for (std::int64_t im = 0; im < nm; ++im) {
-        std::fill(row.begin(), row.end(), 0.0);
-        const float* arow = Ar.floats.data() + (ib * nm + im) * nk;
-        for (std::int64_t ik = 0; ik < nk; ++ik) {
-          double av = arow[ik];
-          const float* brow = Br.floats.data() + (ib * nk + ik) * nn;
-          for (std::int64_t in = 0; in < nn; ++in) row[in] += av * static_cast<double>(brow[in]);
+  // Tiled over n and k so that a tile of B stays in cache while every row of A passes over
+  // it (B at the seeds' sizes is tens of MB); accumulators per (row, column of the tile).
+  constexpr std::int64_t kTileN = 256, kTileK = 256;
+  bool is_float = C.is_float();
+  for (std::int64_t ib = 0; ib < nb; ++ib)
+    for (std::int64_t n0 = 0; n0 < nn; n0 += kTileN) {
+      std::int64_t tn = std::min(kTileN, nn - n0);
+      std::vector<double> facc(is_float ? static_cast<std::size_t>(nm * tn) : 0, 0.0);
+      std::vector<std::uint64_t> iacc(is_float ? 0 : static_cast<std::size_t>(nm * tn), 0);
+      for (std::int64_t k0 = 0; k0 < nk; k0 += kTileK) {
+        std::int64_t tk = std::min(kTileK, nk - k0);
+        for (std::int64_t im = 0; im < nm; ++im) {
+          std::int64_t a_row = (ib * nm + im) * nk;
+          for (std::int64_t ik = k0; ik < k0 + tk; ++ik) {
+            std::int64_t b_row = (ib * nk + ik) * nn + n0;
+            if (is_float) {
+              double av = Ar.floats[a_row + ik];
+              const float* brow = Br.floats.data() + b_row;
+              double* acc = facc.data() + im * tn;
+              for (std::int64_t in = 0; in < tn; ++in) acc[in] += av * static_cast<double>(brow[in]);
+            } else {
+              auto av = static_cast<std::uint64_t>(Ar.ints[a_row + ik]);
+              const std::int64_t* brow = Br.ints.data() + b_row;
+              std::uint64_t* acc = iacc.data() + im * tn;
+              for (std::int64_t in = 0; in < tn; ++in) acc[in] += av * static_cast<std::uint64_t>(brow[in]);
+            }
+          }
         }
-        for (std::int64_t in = 0; in < nn; ++in) C.store_float((ib * nm + im) * nn + in, row[in]);
       }
-  } else {
-    std::vector<std::uint64_t> row(static_cast<std::size_t>(nn));
-    for (std::int64_t ib = 0; ib < nb; ++ib)
-      for (std::int64_t im = 0; im < nm; ++im) {
-        std::fill(row.begin(), row.end(), 0);
-        const std::int64_t* arow = Ar.ints.data() + (ib * nm + im) * nk;
-        for (std::int64_t ik = 0; ik < nk; ++ik) {
-          auto av = static_cast<std::uint64_t>(arow[ik]);
-          const std::int64_t* brow = Br.ints.data() + (ib * nk + ik) * nn;
-          for (std::int64_t in = 0; in < nn; ++in) row[in] += av * static_cast<std::uint64_t>(brow[in]);
+      for (std::int64_t im = 0; im < nm; ++im)
+        for (std::int64_t in = 0; in < tn; ++in) {
+          std::int64_t at = (ib * nm + im) * nn + n0 + in;
+          if (is_float) C.store_float(at, facc[im * tn + in]);
+          else C.store_int(at, static_cast<std::int64_t>(iacc[im * tn + in]));
         }
-        for (std::int64_t in = 0; in < nn; ++in) C.store_int((ib * nm + im) * nn + in, static_cast<std::int64_t>(row[in]));
-      }
-  }
+    }
   return reorder(C, batch + m + n, out);
 }
 

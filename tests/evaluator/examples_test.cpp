@@ -16,6 +16,7 @@
 #include <regex>
 
 #include "checked_source.h"
+#include "evaluator/compare.h"
 #include "evaluator/evaluate.h"
 #include "evaluator/format_numpy.h"
 #include "frontend/defines.h"
@@ -180,12 +181,6 @@ double max_abs(const std::vector<double>& v) {
   return m;
 }
 
-std::vector<double> as_doubles(const HostTensor& t) {
-  std::vector<double> v;
-  for (std::int64_t i = 0; i < t.size(); ++i) v.push_back(t.as_double(i));
-  return v;
-}
-
 void expect_value(const HostTensor& got, const Expected& want, const std::string& where) {
   ASSERT_EQ(got.shape, want.shape) << where << ": got " << format_numpy(got);
   double scale = max_abs(want.values);
@@ -202,15 +197,8 @@ void expect_value(const HostTensor& got, const Expected& want, const std::string
 }
 
 void expect_equal(const HostTensor& a, const HostTensor& r, const std::string& where) {
-  ASSERT_EQ(a.shape, r.shape) << where;
-  bool exact = !a.is_float() && !r.is_float();
-  auto rv = as_doubles(r);
-  double scale = max_abs(rv);
-  for (std::int64_t i = 0; i < a.size(); ++i) {
-    double x = a.as_double(i);
-    if (exact) EXPECT_EQ(x, rv[i]) << where << " element " << i;
-    else EXPECT_LE(std::fabs(x - rv[i]), 1e-4 * std::fabs(rv[i]) + 1e-5 * scale) << where << " element " << i;
-  }
+  Comparison c = compare_to_reference(a, r);
+  EXPECT_TRUE(c.ok) << where << ": " << c.problem << "\n  got " << format_numpy(a) << "\n  reference " << format_numpy(r);
 }
 
 std::string example_path(const std::string& name) { return std::string(SHARDC_EXAMPLES_DIR) + "/" + name + ".shard"; }
@@ -243,7 +231,9 @@ TEST_P(Example, ExpectationsHold) {
   if (auto it = kSmallSizes.find(name); it != kSmallSizes.end())
     for (const auto& [constant, value] : it->second) small.push_back(Define{constant, value, std::to_string(value)});
   auto shrunk = small.empty() ? testing::CheckedSource{} : testing::check_source(text, example_path(name), small);
-  if (!small.empty()) ASSERT_TRUE(shrunk.module) << shrunk.errors;
+  if (!small.empty()) {
+    ASSERT_TRUE(shrunk.module) << shrunk.errors;
+  }
   Runner at_own_sizes(*own.module);
   Runner for_equal(small.empty() ? *own.module : *shrunk.module);
   for (const Expectation& e : expectations) {

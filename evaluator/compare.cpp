@@ -1,0 +1,68 @@
+#include "evaluator/compare.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace shardc::eval {
+
+Comparison compare_to_reference(const HostTensor& a, const HostTensor& r) {
+  Comparison c;
+  if (a.dtype != r.dtype || a.shape != r.shape) {
+    c.problem = "expected " + std::string(shard::dtype_name(r.dtype)) + shape_text(r.shape) + ", got " +
+                std::string(shard::dtype_name(a.dtype)) + shape_text(a.shape);
+    c.mismatches = -1;
+    return c;
+  }
+  std::int64_t n = r.size();
+  double scale = 0, diff2 = 0, ref2 = 0;
+  for (std::int64_t i = 0; i < n; ++i)
+    if (std::isfinite(r.as_double(i))) scale = std::max(scale, std::fabs(r.as_double(i)));
+  for (std::int64_t i = 0; i < n; ++i) {
+    double x = a.as_double(i), y = r.as_double(i);
+    bool good;
+    if (!a.is_float()) {
+      good = a.ints[i] == r.ints[i];
+    } else if (std::isnan(y) || std::isnan(x)) {
+      good = std::isnan(x) && std::isnan(y);
+    } else if (std::isinf(y) || std::isinf(x)) {
+      good = x == y;
+    } else {
+      good = std::fabs(x - y) <= 1e-4 * std::fabs(y) + 1e-5 * scale;
+    }
+    if (!a.is_float() || (std::isfinite(x) && std::isfinite(y))) {
+      double d = a.is_float() ? x - y : static_cast<double>(a.ints[i] - r.ints[i]);
+      c.max_abs_error = std::max(c.max_abs_error, std::fabs(d));
+      diff2 += d * d;
+      ref2 += y * y;
+    }
+    if (!good) {
+      if (c.mismatches == 0) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "element %lld is %.9g, the reference has %.9g", static_cast<long long>(i), x, y);
+        c.problem = buf;
+      }
+      ++c.mismatches;
+    }
+  }
+  c.normwise_error = ref2 > 0 ? std::sqrt(diff2 / ref2) : (diff2 > 0 ? INFINITY : 0.0);
+  c.ok = c.mismatches == 0;
+  if (!c.ok) c.problem = std::to_string(c.mismatches) + " of " + std::to_string(n) + " elements differ; first: " + c.problem;
+  return c;
+}
+
+std::string digest(const HostTensor& t) {
+  std::uint64_t h = 14695981039346656037ull;
+  auto mix = [&](unsigned char byte) {
+    h ^= byte;
+    h *= 1099511628211ull;
+  };
+  mix(static_cast<unsigned char>(t.dtype));
+  for (std::int64_t d : t.shape)
+    for (int k = 0; k < 8; ++k) mix(static_cast<unsigned char>(static_cast<std::uint64_t>(d) >> (8 * k)));
+  for (unsigned char b : t.to_bytes()) mix(b);
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace shardc::eval

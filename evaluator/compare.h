@@ -1,0 +1,29 @@
+// Comparing a computed array (e.g. generated code's Array::to_host, read with
+// HostTensor::from_bytes) with the evaluator's reference, by the project's rule:
+//   integers and bools exactly;
+//   floats where |a - r| <= 1e-4 |r| + 1e-5 max|r| for every element (NaN only against NaN).
+// Also the figures `shardc run` prints: max absolute error, normwise error and a digest.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "evaluator/host_tensor.h"
+
+namespace shardc::eval {
+
+struct Comparison {
+  bool ok = false;
+  std::string problem;          // why not ok: dtype/shape mismatch, or the first bad element
+  double max_abs_error = 0;     // max |a - r|
+  double normwise_error = 0;    // ||a - r||_2 / ||r||_2 (0 when both are 0)
+  std::int64_t mismatches = 0;  // elements outside the tolerance
+};
+
+Comparison compare_to_reference(const HostTensor& actual, const HostTensor& reference);
+
+// A short stable digest of dtype, shape and data (FNV-1a 64 over the runtime's byte layout),
+// as 16 hex digits: equal arrays have equal digests on every machine.
+std::string digest(const HostTensor& t);
+
+}  // namespace shardc::eval

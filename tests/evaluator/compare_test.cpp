@@ -1,0 +1,47 @@
+#include "evaluator/compare.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace shardc::eval {
+namespace {
+
+HostTensor f32(std::vector<double> v) { return HostTensor::from_floats(DType::f32, {static_cast<std::int64_t>(v.size())}, v); }
+
+TEST(Compare, FloatsWithinTheProjectTolerance) {
+  HostTensor ref = f32({1000, 1, 0});
+  // Tolerance per element: 1e-4 |r| + 1e-5 * 1000 = 0.01 + 1e-4 |r|.
+  EXPECT_TRUE(compare_to_reference(f32({1000.1, 1.01, 0.0099}), ref).ok);
+  Comparison c = compare_to_reference(f32({1000, 1.02, 0}), ref);
+  EXPECT_FALSE(c.ok);
+  EXPECT_EQ(c.mismatches, 1);
+  EXPECT_NEAR(c.max_abs_error, 0.02, 1e-6);
+  EXPECT_NE(c.problem.find("element 1"), std::string::npos) << c.problem;
+  EXPECT_GT(c.normwise_error, 0);
+}
+
+TEST(Compare, IntegersExactlyAndShapesMustAgree) {
+  HostTensor a = HostTensor::from_ints(DType::i32, {2}, {1, 2});
+  HostTensor b = HostTensor::from_ints(DType::i32, {2}, {1, 3});
+  EXPECT_TRUE(compare_to_reference(a, a).ok);
+  EXPECT_FALSE(compare_to_reference(a, b).ok);
+  EXPECT_FALSE(compare_to_reference(a, HostTensor::from_ints(DType::i32, {1, 2}, {1, 2})).ok);
+  EXPECT_FALSE(compare_to_reference(a, HostTensor::from_ints(DType::i64, {2}, {1, 2})).ok);
+}
+
+TEST(Compare, NaNMatchesOnlyNaN) {
+  EXPECT_TRUE(compare_to_reference(f32({std::nan("")}), f32({std::nan("")})).ok);
+  EXPECT_FALSE(compare_to_reference(f32({1}), f32({std::nan("")})).ok);
+}
+
+TEST(Compare, DigestsAreStableAndDiscriminating) {
+  HostTensor a = HostTensor::from_ints(DType::i32, {2}, {1, 2});
+  EXPECT_EQ(digest(a), digest(HostTensor::from_ints(DType::i32, {2}, {1, 2})));
+  EXPECT_NE(digest(a), digest(HostTensor::from_ints(DType::i32, {1, 2}, {1, 2})));
+  EXPECT_NE(digest(a), digest(HostTensor::from_ints(DType::i64, {2}, {1, 2})));
+  EXPECT_EQ(digest(a).size(), 16u);
+}
+
+}  // namespace
+}  // namespace shardc::eval
