@@ -281,5 +281,27 @@ func draw(k: key) -> f32[3] on m { return uniform(k, f32[3]); }
   EXPECT_THROW(evaluate(*s.module, "draw", {ints({2}, {0, 0})}), EvalError);
 }
 
+TEST(Evaluate, SixteenBitFloatsRoundAfterEveryOpAndPromote) {
+  auto s = checked(R"(
+mesh m = [X: 2];
+func h(x: bf16[4@X], y: f16[4]) -> (bf16[4@X], f32[4@X], bf16[]) on m {
+  let scaled = x * 0.1;
+  let mixed = x + y;
+  let total = sum(astype(full(f32[3], 1.0), bf16) + reshape(concat((full(bf16[1], 255.0), zeros(bf16[2])), axis=0), (3,)));
+  return (scaled, mixed, total);
+}
+)");
+  ASSERT_TRUE(s.module);
+  HostTensor x = HostTensor::from_floats(DType::bf16, {4}, {1, 2, 3, 4});
+  HostTensor y = HostTensor::from_floats(DType::f16, {4}, {0.5, 0.25, 0.125, 1000.5});
+  auto out = evaluate(*s.module, "h", {x, y});
+  EXPECT_EQ(out[0].dtype, DType::bf16);
+  EXPECT_EQ(out[0].floats[0], round_to(DType::bf16, 0.1f));  // the weak 0.1 becomes bf16 first
+  EXPECT_EQ(out[1].dtype, DType::f32);                       // bf16 + f16 meet at f32
+  EXPECT_EQ(out[1].floats[3], 1004.5f);  // in bf16 it would be 1004
+  // 256 + 1 + 1: a bf16 running sum would stop at 256; the sum accumulates wider, rounds once.
+  EXPECT_EQ(out[2].floats[0], 258.0f);
+}
+
 }  // namespace
 }  // namespace shardc::eval
