@@ -1,6 +1,7 @@
 #include "shard/kernels/view.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "shard/errors.h"
@@ -69,7 +70,54 @@ std::int64_t slice_offset(const Shape& shape, const Shape& strides, int axis, st
   return size == 0 ? 0 : start * strides[static_cast<std::size_t>(axis)];
 }
 
+// The shape and strides of a view with a size-1 dim inserted before `axis`.
+std::pair<Shape, Shape> expand(const Shape& shape, const Shape& strides, int axis) {
+  if (axis < 0 || axis > static_cast<int>(shape.size())) {
+    throw ShapeError("expand: axis " + std::to_string(axis) + " out of range for shape " + shape_string(shape));
+  }
+  const auto a = static_cast<std::size_t>(axis);
+  const std::int64_t stride = a < shape.size() ? strides[a] * std::max<std::int64_t>(shape[a], 1) : 1;
+  Shape s = shape, st = strides;
+  s.insert(s.begin() + axis, 1);
+  st.insert(st.begin() + axis, stride);
+  return {s, st};
+}
+
+void check_reshape(const View& v, const Shape& shape) {
+  for (auto d : shape) {
+    if (d < 0) throw ShapeError("reshape: negative dimension in " + shape_string(shape));
+  }
+  if (element_count(shape) != v.size()) {
+    throw ShapeError("reshape: cannot reshape " + shape_string(v.shape) + " (" + std::to_string(v.size()) +
+                     " elements) to " + shape_string(shape));
+  }
+  if (!v.is_row_major()) {
+    throw ShapeError("reshape: the view of shape " + shape_string(v.shape) + " with strides " +
+                     shape_string(v.strides) + " is not row-major; copy it first");
+  }
+}
+
 }  // namespace
+
+View View::expanded(int axis) const {
+  auto [s, st] = expand(shape, strides, axis);
+  return View{data, dtype, std::move(s), std::move(st)};
+}
+
+MutView MutView::expanded(int axis) const {
+  auto [s, st] = expand(shape, strides, axis);
+  return MutView{data, dtype, std::move(s), std::move(st)};
+}
+
+View View::reshaped(const Shape& new_shape) const {
+  check_reshape(*this, new_shape);
+  return View::contiguous(data, dtype, new_shape);
+}
+
+MutView MutView::reshaped(const Shape& new_shape) const {
+  check_reshape(as_view(), new_shape);
+  return MutView::contiguous(data, dtype, new_shape);
+}
 
 View View::contiguous(const void* data, DType dtype, Shape shape) {
   check_view(shape, shape, "view");

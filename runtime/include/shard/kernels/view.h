@@ -29,9 +29,12 @@ struct View {
   bool is_row_major() const;  // dense, C order (size-1 and empty dims ignored)
 
   // Zero-copy re-views: permute dims; take [start, start + size) along `axis` with a step;
-  // insert a size-1 dim; broadcast size-1 dims to a larger shape (stride 0), numpy-aligned.
+  // insert a size-1 dim before `axis` (0..rank); reshape a row-major view; broadcast size-1
+  // dims to a larger shape (stride 0), numpy-aligned. Each throws ShapeError when it cannot.
   View permuted(const std::vector<int>& axes) const;
   View sliced(int axis, std::int64_t start, std::int64_t size, std::int64_t step = 1) const;
+  View expanded(int axis) const;
+  View reshaped(const Shape& shape) const;
   View broadcast_to(const Shape& target) const;
 };
 
@@ -50,6 +53,8 @@ struct MutView {
   operator View() const { return as_view(); }  // NOLINT: reading a writable view is always fine
   MutView permuted(const std::vector<int>& axes) const;
   MutView sliced(int axis, std::int64_t start, std::int64_t size, std::int64_t step = 1) const;
+  MutView expanded(int axis) const;
+  MutView reshaped(const Shape& shape) const;
 };
 
 }  // namespace shard::kernels
