@@ -241,23 +241,26 @@ HostTensor unary(std::string_view op, const HostTensor& x_in, DType result) {
 
 HostTensor binary(std::string_view op, const HostTensor& a, const HostTensor& b, DType compute) {
   Shape shape = broadcast_shapes(a.shape, b.shape);
-  auto ma = broadcast_index_map(a.shape, shape);
-  auto mb = broadcast_index_map(b.shape, shape);
+  // Index maps only for operands that broadcast (same-shape operands index directly).
+  std::vector<std::int64_t> map_a, map_b;
+  if (a.shape != shape) map_a = broadcast_index_map(a.shape, shape);
+  if (b.shape != shape) map_b = broadcast_index_map(b.shape, shape);
   bool logical = op == "and" || op == "or";
   bool boolean_result = logical || is_compare(op);
   HostTensor out = HostTensor::zeros(boolean_result ? DType::boolean : compute, shape);
   std::int64_t n = out.size();
   bool float_math = shard::is_floating(compute);
   for (std::int64_t i = 0; i < n; ++i) {
+    std::int64_t ia = map_a.empty() ? i : map_a[i], ib = map_b.empty() ? i : map_b[i];
     if (logical) {
-      bool x = a.as_double(ma[i]) != 0, y = b.as_double(mb[i]) != 0;
+      bool x = a.as_double(ia) != 0, y = b.as_double(ib) != 0;
       out.ints[i] = op == "and" ? (x && y) : (x || y);
     } else if (float_math) {
-      float x = element_as_float(a, ma[i], compute), y = element_as_float(b, mb[i], compute);
+      float x = element_as_float(a, ia, compute), y = element_as_float(b, ib, compute);
       if (boolean_result) out.ints[i] = compare(op, x, y);
       else out.floats[i] = round_to(compute, float_binary(op, x, y));
     } else {
-      std::int64_t x = wrap_to(compute, a.as_int(ma[i])), y = wrap_to(compute, b.as_int(mb[i]));
+      std::int64_t x = wrap_to(compute, a.as_int(ia)), y = wrap_to(compute, b.as_int(ib));
       if (boolean_result) out.ints[i] = compare(op, x, y);
       else if (compute == DType::boolean) {
         // Bool max/min are or/and; the checker rejects other arithmetic on bools.
