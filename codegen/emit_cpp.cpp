@@ -435,6 +435,16 @@ GeneratedFiles CppEmitter::emit() {
       return s;
     }() + ">" : std::string("shard::Array"));
     d.set("return_value", several ? "{" + return_value + "}" : "result0");
+    std::string type_list = "{", call_args = "rt";
+    for (std::size_t i = 0; i < f.param_types.size(); ++i) {
+      type_list += (i ? ", " : "") + fname + "_in" + std::to_string(i) + "_type()";
+      call_args += ", args[" + std::to_string(i) + "]";
+    }
+    d.set("param_type_list", type_list + "}");
+    d.set("param_count", std::to_string(f.param_types.size()));
+    d.set("generic_call", several ? "std::apply([](auto&&... r) { return std::vector<shard::Array>{std::move(r)...}; }, " +
+                                        fname + "(" + call_args + "))"
+                                  : "std::vector<shard::Array>{" + fname + "(" + call_args + ")}");
     d.set("signature_comment", comment);
     d.set("entry_params", entry);
     d.set("device_signature", device_sig);

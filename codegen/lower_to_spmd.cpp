@@ -182,7 +182,8 @@ class SpmdLowering {
       Attrs attrs(op.attrs.begin(), op.attrs.end());
       return add(*op_kind_from_name(n), op, std::move(attrs));
     }
-    if (n == "reshape") return add(OpKind::reshape, op, {});
+    // expand_dims / squeeze add or drop size-1 dims, never sharded ones: a local reshape.
+    if (n == "reshape" || n == "expand_dims" || n == "squeeze") return add(OpKind::reshape, op, {});
     if (n == "dynamic_slice") return add(OpKind::dynamic_slice, op, dynamic_slice_attrs(op));
     if (n == "dynamic_update_slice") return add(OpKind::dynamic_update_slice, op, {{"axis", op.attrs.at("axis")}});
     if (n.rfind("reduce_", 0) == 0) {

@@ -48,27 +48,27 @@ inline k::Context& context() {
   return ctx;
 }
 
-inline k::View view(const Tensor& t) { return k::View::contiguous(t.data(), t.dtype(), t.shape()); }
-inline k::MutView mut(Tensor& t) { return k::MutView::contiguous(t.data(), t.dtype(), t.shape()); }
+inline k::View in_view(const Tensor& t) { return k::View::contiguous(t.data(), t.dtype(), t.shape()); }
+inline k::MutView out_view(Tensor& t) { return k::MutView::contiguous(t.data(), t.dtype(), t.shape()); }
 
 // ---- conversions and scalars ----------------------------------------------------------------
 
 inline Tensor convert(const Tensor& x, DType dtype) {
   if (x.dtype() == dtype) return x;
   Tensor out = Tensor::uninitialized(dtype, x.shape());
-  k::copy(view(x), mut(out));
+  k::copy(in_view(x), out_view(out));
   return out;
 }
 
 // A rank-0 tensor holding `value` converted to `dtype` (integers exactly).
 inline Tensor scalar_int(DType dtype, std::int64_t value) {
   Tensor out = Tensor::uninitialized(dtype, {});
-  k::fill_int(mut(out), value);
+  k::fill_int(out_view(out), value);
   return out;
 }
 inline Tensor scalar_float(DType dtype, double value) {
   Tensor out = Tensor::uninitialized(dtype, {});
-  k::fill(mut(out), value);
+  k::fill(out_view(out), value);
   return out;
 }
 
@@ -84,7 +84,7 @@ inline std::int64_t to_index(const Tensor& t) {
 inline Tensor unary(k::UnaryOp op, const Tensor& x, DType dtype) {
   Tensor in = convert(x, dtype);
   Tensor out = Tensor::uninitialized(dtype, in.shape());
-  k::unary(context(), op, view(in), mut(out));
+  k::unary(context(), op, in_view(in), out_view(out));
   return out;
 }
 
@@ -93,7 +93,7 @@ inline Tensor binary(k::BinaryOp op, const Tensor& a, const Tensor& b, DType dty
   Tensor ca = convert(a, dtype);
   Tensor cb = convert(b, dtype);
   Tensor out = Tensor::uninitialized(dtype, std::move(shape));
-  k::binary(context(), op, view(ca), view(cb), mut(out));
+  k::binary(context(), op, in_view(ca), in_view(cb), out_view(out));
   return out;
 }
 
@@ -101,7 +101,7 @@ inline Tensor compare(k::CompareOp op, const Tensor& a, const Tensor& b, DType d
   Tensor ca = convert(a, dtype);
   Tensor cb = convert(b, dtype);
   Tensor out = Tensor::uninitialized(DType::boolean, std::move(shape));
-  k::compare(op, view(ca), view(cb), mut(out));
+  k::compare(op, in_view(ca), in_view(cb), out_view(out));
   return out;
 }
 
@@ -109,7 +109,7 @@ inline Tensor select(const Tensor& cond, const Tensor& a, const Tensor& b, DType
   Tensor ca = convert(a, dtype);
   Tensor cb = convert(b, dtype);
   Tensor out = Tensor::uninitialized(dtype, std::move(shape));
-  k::select(view(cond), view(ca), view(cb), mut(out));
+  k::select(in_view(cond), in_view(ca), in_view(cb), out_view(out));
   return out;
 }
 
@@ -117,20 +117,20 @@ inline Tensor select(const Tensor& cond, const Tensor& a, const Tensor& b, DType
 
 inline Tensor materialize(const k::View& v) {
   Tensor out = Tensor::uninitialized(v.dtype, v.shape);
-  k::copy(v, mut(out));
+  k::copy(v, out_view(out));
   return out;
 }
 
 inline Tensor reshape(const Tensor& x, Shape shape) { return Tensor(x).reshaped(std::move(shape)); }
 
 inline Tensor transpose(const Tensor& x, const std::vector<int>& perm) {
-  return materialize(view(x).permuted(perm));
+  return materialize(in_view(x).permuted(perm));
 }
 
 // x[starts:limits:steps], then the `squeezed` dims (indexed, not sliced) removed.
 inline Tensor slice(const Tensor& x, const Shape& starts, const Shape& limits, const Shape& steps,
                     const std::vector<int>& squeezed) {
-  k::View v = view(x);
+  k::View v = in_view(x);
   for (int d = 0; d < x.rank(); ++d) {
     std::int64_t step = steps[d];
     std::int64_t count = limits[d] > starts[d] ? (limits[d] - starts[d] + step - 1) / step : 0;
@@ -147,14 +147,14 @@ inline Tensor slice(const Tensor& x, const Shape& starts, const Shape& limits, c
 // lax.dynamic_slice with per-dimension starts (clamped as JAX does) and sizes.
 inline Tensor dynamic_slice(const Tensor& x, const Shape& starts, Shape sizes) {
   Tensor out = Tensor::uninitialized(x.dtype(), std::move(sizes));
-  k::dynamic_slice(view(x), starts, mut(out));
+  k::dynamic_slice(in_view(x), starts, out_view(out));
   return out;
 }
 
 inline Tensor dynamic_update_slice(const Tensor& x, const Tensor& update, const Shape& starts) {
   Tensor out = x;
   Tensor u = convert(update, x.dtype());
-  k::dynamic_update_slice(mut(out), view(u), starts);
+  k::dynamic_update_slice(out_view(out), in_view(u), starts);
   return out;
 }
 
@@ -177,9 +177,9 @@ inline Tensor concat(const std::vector<const Tensor*>& xs, int axis, DType dtype
   std::vector<k::View> views;
   converted.reserve(xs.size());
   for (const Tensor* x : xs) converted.push_back(convert(*x, dtype));
-  for (const Tensor& c : converted) views.push_back(view(c));
+  for (const Tensor& c : converted) views.push_back(in_view(c));
   Tensor out = Tensor::uninitialized(dtype, std::move(shape));
-  k::concat(views, axis, mut(out));
+  k::concat(views, axis, out_view(out));
   return out;
 }
 
@@ -198,7 +198,7 @@ inline Tensor stack(const std::vector<const Tensor*>& xs, int axis, DType dtype,
 
 inline Tensor roll(const Tensor& x, std::int64_t shift, int axis) {
   Tensor out = Tensor::uninitialized(x.dtype(), x.shape());
-  k::roll(view(x), shift, axis, mut(out));
+  k::roll(in_view(x), shift, axis, out_view(out));
   return out;
 }
 
@@ -207,20 +207,20 @@ inline Tensor roll(const Tensor& x, std::int64_t shift, int axis) {
 inline Tensor reduce(k::ReduceOp op, const Tensor& x, const std::vector<int>& axes, DType dtype, Shape shape) {
   Tensor out = Tensor::uninitialized(dtype, std::move(shape));
   Tensor in = op == k::ReduceOp::mean ? x : convert(x, dtype);
-  k::reduce(context(), op, view(in), axes, mut(out));
+  k::reduce(context(), op, in_view(in), axes, out_view(out));
   return out;
 }
 
 inline Tensor softmax(const Tensor& x, int axis) {
   Tensor out = Tensor::uninitialized(x.dtype(), x.shape());
-  k::softmax(context(), view(x), axis, mut(out));
+  k::softmax(context(), in_view(x), axis, out_view(out));
   return out;
 }
 
 inline std::tuple<Tensor, Tensor> top_k(const Tensor& x, std::int64_t k_count, Shape shape) {
   Tensor values = Tensor::uninitialized(x.dtype(), shape);
   Tensor indices = Tensor::uninitialized(DType::i32, shape);
-  k::top_k(view(x), k_count, mut(values), mut(indices));
+  k::top_k(in_view(x), k_count, out_view(values), out_view(indices));
   return {std::move(values), std::move(indices)};
 }
 
@@ -251,9 +251,8 @@ class Einsum {
     }
     for (char c : lb)
       if (la.find(c) == std::string::npos) free_b += c;
-    Shape batch_shape, out_shape;
     std::int64_t B = 1, M = 1, N = 1, K = 1;
-    for (char c : batch) B *= dim_of(ca, la, c), batch_shape.push_back(dim_of(ca, la, c));
+    for (char c : batch) B *= dim_of(ca, la, c);
     for (char c : free_a) M *= dim_of(ca, la, c);
     for (char c : free_b) N *= dim_of(cb, lb, c);
     for (char c : contracted) {
@@ -266,10 +265,10 @@ class Einsum {
     Tensor pa = arrange(ca, la, batch + free_a + contracted, {B, M, K});
     Tensor pb = arrange(cb, lb, batch + contracted + free_b, {B, K, N});
     Tensor product = Tensor::uninitialized(dtype, {B, M, N});
-    k::matmul(context(), view(pa), view(pb), mut(product));
+    k::matmul(context(), in_view(pa), in_view(pb), out_view(product));
     std::string order = batch + free_a + free_b;
     Shape natural;
-    for (char c : order) natural.push_back(c == 0 ? 1 : (la.find(c) != std::string::npos ? dim_of(ca, la, c) : dim_of(cb, lb, c)));
+    for (char c : order) natural.push_back(la.find(c) != std::string::npos ? dim_of(ca, la, c) : dim_of(cb, lb, c));
     Tensor unflat = std::move(product).reshaped(natural);
     std::vector<int> perm;
     for (char c : lo) perm.push_back(static_cast<int>(order.find(c)));
@@ -320,14 +319,14 @@ inline Tensor einsum(std::string_view spec, const Tensor& a, const Tensor& b, DT
 
 inline Tensor fill(DType dtype, Shape shape, double value) {
   Tensor out = Tensor::uninitialized(dtype, std::move(shape));
-  k::fill(mut(out), value);
+  k::fill(out_view(out), value);
   return out;
 }
 
 inline Tensor full(DType dtype, Shape shape, const Tensor& value) {
   Tensor v = convert(value, dtype);
   Tensor out = Tensor::uninitialized(dtype, std::move(shape));
-  k::copy(view(v).broadcast_to(out.shape()), mut(out));
+  k::copy(in_view(v).broadcast_to(out.shape()), out_view(out));
   return out;
 }
 
@@ -346,7 +345,7 @@ inline Tensor arange(shard::Device& dev, DType dtype, double start, double step,
                      const std::vector<shard::DimAxes>& spec) {
   BlockPlace p = place(dev, {global}, spec);
   Tensor idx = Tensor::uninitialized(DType::i64, p.shape);
-  k::iota(mut(idx), 0);
+  k::iota(out_view(idx), 0);
   std::int64_t* ip = idx.as<std::int64_t>();
   bool integral = start == std::floor(start) && step == std::floor(step) && shard::is_integer(dtype);
   Tensor out = Tensor::uninitialized(integral ? DType::i64 : DType::f32, p.shape);
@@ -395,7 +394,7 @@ inline Tensor take_piece(shard::Device& dev, const Tensor& x, int dim, const sha
     throw shard::ShapeError("cannot split dimension " + std::to_string(dim) + " of " + x.type_string() + " over " +
                             axes.to_string() + " of size " + std::to_string(n));
   std::int64_t size = x.dim(dim) / n;
-  return materialize(view(x).sliced(dim, dev.axis_index(axes) * size, size));
+  return materialize(in_view(x).sliced(dim, dev.axis_index(axes) * size, size));
 }
 
 inline Tensor axis_index(shard::Device& dev, const shard::Axes& axes) {

@@ -4,6 +4,9 @@
 #include <iostream>
 
 #include "frontend/driver.h"
+#ifdef SHARDC_HAVE_RUN
+#include "run_command.h"
+#endif
 
 namespace {
 
@@ -12,6 +15,10 @@ constexpr int kUsageError = 2;
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef SHARDC_HAVE_RUN
+  // `shardc run FILE ...` compiles, builds, runs and checks a program (tools/shardc/run_command.h).
+  if (argc > 1 && std::string_view(argv[1]) == "run") return shardc::run_command(argc - 1, argv + 1);
+#endif
   CLI::App app{"shardc: compiles .shard sharded tensor programs to C++", "shardc"};
   app.set_version_flag("--version", std::string("shardc ") + SHARDC_VERSION);
   app.footer("Exit status: 0 on success, 1 when an input has errors, 2 on usage errors.");

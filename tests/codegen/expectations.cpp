@@ -1,0 +1,105 @@
+#include "expectations.h"
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "shard/kernels/float16.h"
+
+namespace {
+
+std::optional<ResultRef> parse_ref(const std::string& text) {
+  static const std::regex re(R"(^([A-Za-z_][A-Za-z_0-9]*)\.return(?:\.([0-9]+))?$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, re)) return std::nullopt;
+  return ResultRef{m[1], m[2].matched ? std::stoi(m[2]) : 0};
+}
+
+}  // namespace
+
+Expectations read_expectations(const std::string& path) {
+  Expectations out;
+  std::ifstream file(path);
+  static const std::regex value_re(R"(^\s*// expect-value: (\S+) (.+?)\s*$)");
+  static const std::regex equal_re(R"(^\s*// expect-equal: (\S+) (\S+)\s*$)");
+  for (std::string line; std::getline(file, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, value_re)) {
+      if (auto r = parse_ref(m[1])) out.values.push_back({*r, m[2]});
+    } else if (std::regex_match(line, m, equal_re)) {
+      auto a = parse_ref(m[1]), b = parse_ref(m[2]);
+      if (a && b) out.equals.push_back({*a, *b});
+    }
+  }
+  return out;
+}
+
+std::vector<double> host_values(const shard::Array& a) {
+  std::vector<double> out;
+  switch (a.type().dtype) {
+    case shard::DType::f32:
+      for (float v : a.to_host<float>()) out.push_back(v);
+      break;
+    case shard::DType::bf16:
+      for (std::uint16_t v : a.to_host<std::uint16_t>()) out.push_back(shard::kernels::bf16_to_f32(v));
+      break;
+    case shard::DType::f16:
+      for (std::uint16_t v : a.to_host<std::uint16_t>()) out.push_back(shard::kernels::f16_to_f32(v));
+      break;
+    case shard::DType::i32:
+      for (std::int32_t v : a.to_host<std::int32_t>()) out.push_back(v);
+      break;
+    case shard::DType::i64:
+      for (std::int64_t v : a.to_host<std::int64_t>()) out.push_back(static_cast<double>(v));
+      break;
+    case shard::DType::boolean:
+      for (std::uint8_t v : a.to_host<std::uint8_t>()) out.push_back(v ? 1 : 0);
+      break;
+  }
+  return out;
+}
+
+PrintedNumbers parse_printed(const std::string& text) {
+  PrintedNumbers p;
+  std::string cleaned;
+  for (char c : text) cleaned += (c == '[' || c == ']' || c == ',') ? ' ' : c;
+  std::istringstream in(cleaned);
+  for (std::string word; in >> word;) {
+    if (word == "True" || word == "False") {
+      p.values.push_back(word == "True" ? 1 : 0);
+      p.last_digit.push_back(0);
+      continue;
+    }
+    p.values.push_back(std::stod(word));
+    auto dot = word.find('.');
+    auto exp = word.find_first_of("eE");
+    if (dot != std::string::npos || exp != std::string::npos) p.floating = true;
+    double unit = 0;
+    if (dot != std::string::npos) {
+      std::size_t digits = (exp == std::string::npos ? word.size() : exp) - dot - 1;
+      unit = std::pow(10.0, -static_cast<double>(digits));
+      if (exp != std::string::npos) unit *= std::pow(10.0, std::stod(word.substr(exp + 1)));
+    }
+    p.last_digit.push_back(unit);
+  }
+  return p;
+}
+
+std::string compare_values(const std::vector<double>& got, const std::vector<double>& want, bool floating,
+                           const std::vector<double>& slack) {
+  if (got.size() != want.size())
+    return "element counts differ: got " + std::to_string(got.size()) + ", expected " + std::to_string(want.size());
+  double max_abs = 0;
+  for (double w : want) max_abs = std::max(max_abs, std::fabs(w));
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    double tol = floating ? 1e-4 * std::fabs(want[i]) + 1e-5 * max_abs + (i < slack.size() ? slack[i] : 0) : 0;
+    bool both_nan = std::isnan(got[i]) && std::isnan(want[i]);
+    if (!both_nan && !(std::fabs(got[i] - want[i]) <= tol)) {
+      std::ostringstream s;
+      s << "element " << i << ": got " << got[i] << ", expected " << want[i] << " (tolerance " << tol << ")";
+      return s.str();
+    }
+  }
+  return "";
+}

@@ -1,0 +1,225 @@
+#include "run_command.h"
+
+#include <CLI/CLI.hpp>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "codegen/emit_cpp.h"
+#include "codegen/pipeline.h"
+#include "evaluator/evaluate.h"
+#include "evaluator/format_numpy.h"
+#include "frontend/check/check.h"
+#include "frontend/defines.h"
+#include "frontend/parse.h"
+#include "run_config.h"
+
+namespace shardc {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunOptions {
+  std::string file;
+  std::vector<std::string> functions;
+  int repeat = 5;
+  bool print = false;
+  bool keep = false;
+  std::vector<std::string> defines;
+};
+
+std::string quoted(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// FNV-1a over the result's bytes: a short fingerprint to compare runs by eye.
+std::string digest(const std::vector<unsigned char>& bytes) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
+  std::ostringstream s;
+  s << std::hex << std::setw(16) << std::setfill('0') << h;
+  return s.str();
+}
+
+struct Comparison {
+  double max_abs = 0;
+  double normwise = 0;
+  bool pass = true;
+  std::string first_failure;
+};
+
+// Integers exactly; floats when |a - r| <= 1e-4*|r| + 1e-5*max|r| everywhere.
+Comparison compare(const eval::HostTensor& got, const eval::HostTensor& ref) {
+  Comparison c;
+  if (got.dtype != ref.dtype || got.shape != ref.shape) {
+    c.pass = false;
+    c.first_failure = "dtype or shape differs from the evaluator's " + std::string(shard::dtype_name(ref.dtype)) +
+                      eval::shape_text(ref.shape);
+    return c;
+  }
+  double max_ref = 0, diff2 = 0, ref2 = 0;
+  for (std::int64_t i = 0; i < ref.size(); ++i) max_ref = std::max(max_ref, std::fabs(ref.as_double(i)));
+  for (std::int64_t i = 0; i < ref.size(); ++i) {
+    double a = got.as_double(i), r = ref.as_double(i), d = std::fabs(a - r);
+    if (std::isnan(a) && std::isnan(r)) d = 0;
+    c.max_abs = std::max(c.max_abs, d);
+    diff2 += d * d;
+    ref2 += r * r;
+    double tol = ref.is_float() ? 1e-4 * std::fabs(r) + 1e-5 * max_ref : 0;
+    if (!(d <= tol) && c.pass) {
+      c.pass = false;
+      std::ostringstream s;
+      s << "element " << i << ": " << a << ", evaluator " << r;
+      c.first_failure = s.str();
+    }
+  }
+  c.normwise = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  return c;
+}
+
+int run_shell(const std::string& command) {
+  int status = std::system(command.c_str());
+  return status == -1 ? -1 : WEXITSTATUS(status);
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int run(const RunOptions& o) {
+  Diagnostics diags;
+  Defines defines;
+  for (const std::string& d : o.defines)
+    if (auto parsed = parse_define(d, diags)) defines.push_back(*parsed);
+  std::ifstream in(o.file, std::ios::binary);
+  if (!in) {
+    std::cerr << "shardc run: cannot read " << o.file << "\n";
+    return 1;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto module = parse(text.str(), o.file, diags);
+  std::shared_ptr<const check::CheckedModule> checked;
+  if (module) checked = check::check(*module, defines, diags).module;
+  std::optional<codegen::Module> lowered;
+  if (checked && !diags.has_errors()) lowered = codegen::lower_module(checked, diags);
+  codegen::GeneratedFiles files;
+  if (lowered && !diags.has_errors())
+    files = codegen::CppEmitter(*lowered, {fs::path(o.file).filename().string(), "run"}, diags).emit();
+  if (diags.has_errors()) {
+    diags.render(std::cerr);
+    return 1;
+  }
+  const std::string stem = codegen::generated_stem(*lowered);
+
+  // Build the generated module with the driver program against this build's runtime.
+  char pattern[] = "/tmp/shardc-run-XXXXXX";
+  if (!mkdtemp(pattern)) {
+    std::cerr << "shardc run: cannot create a temporary directory\n";
+    return 1;
+  }
+  const fs::path dir(pattern);
+  std::ofstream(dir / (stem + ".shard.h")) << files.header;
+  std::ofstream(dir / (stem + ".shard.cpp")) << files.source;
+  const fs::path program = dir / "driver";
+  std::string compile = std::string(SHARDC_RUN_CXX) + " -std=c++20 -O2 -fopenmp -w" +
+                        " -DSHARDC_RUN_HEADER='\"" + stem + ".shard.h\"' -DSHARDC_RUN_NAMESPACE=shardgen::" + stem +
+                        " -I" + quoted(dir.string()) + " " + SHARDC_RUN_INCLUDES + " " +
+                        quoted((dir / (stem + ".shard.cpp")).string()) + " " + quoted(SHARDC_RUN_DRIVER) + " -o " +
+                        quoted(program.string()) + " " + SHARDC_RUN_LIBS;
+  auto began = std::chrono::steady_clock::now();
+  std::cout << "shardc run: building " << stem << " ..." << std::flush;
+  if (run_shell(compile) != 0) {
+    std::cerr << "\nshardc run: the generated code did not compile; command:\n" << compile << "\n";
+    return 1;
+  }
+  std::cout << " " << std::fixed << std::setprecision(1)
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count() << " s\n";
+
+  bool all_pass = true;
+  for (const codegen::Function& f : lowered->functions) {
+    if (!o.functions.empty() && std::find(o.functions.begin(), o.functions.end(), f.name) == o.functions.end())
+      continue;
+    std::vector<eval::HostTensor> inputs = eval::deterministic_inputs(*checked, f.name, 0);
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      std::vector<unsigned char> bytes = inputs[i].to_bytes();
+      std::ofstream(dir / ("in_" + std::to_string(i) + ".bin"), std::ios::binary)
+          .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    }
+    fs::remove(dir / "out.txt");
+    std::string command = quoted(program.string()) + " " + quoted(dir.string()) + " " + quoted(f.name) + " " +
+                          std::to_string(o.repeat);
+    if (run_shell(command) != 0) {
+      std::cout << f.name << ": FAILED to run\n";
+      all_pass = false;
+      continue;
+    }
+    std::vector<eval::HostTensor> reference = eval::evaluate(*checked, f.name, inputs);
+    std::istringstream meta(read_text(dir / "out.txt"));
+    std::vector<std::string> types;
+    double time_ms = 0;
+    for (std::string line; std::getline(meta, line);) {
+      if (line.rfind("time_ms ", 0) == 0) time_ms = std::stod(line.substr(8));
+      else types.push_back(line);
+    }
+    std::cout << f.name << ": " << types.size() << (types.size() == 1 ? " result, " : " results, ") << std::setprecision(3)
+              << time_ms << " ms per call (median of " << o.repeat << ")\n";
+    for (std::size_t i = 0; i < types.size() && i < reference.size(); ++i) {
+      std::string bytes = read_text(dir / ("out_" + std::to_string(i) + ".bin"));
+      std::size_t expected = static_cast<std::size_t>(reference[i].size()) * shard::dtype_size(reference[i].dtype);
+      if (bytes.size() != expected) {
+        std::cout << "  result " << i << ": " << types[i] << " has " << bytes.size() << " bytes, the evaluator's "
+                  << expected << ": MISMATCH\n";
+        all_pass = false;
+        continue;
+      }
+      eval::HostTensor got = eval::HostTensor::from_bytes(reference[i].dtype, reference[i].shape, bytes.data());
+      Comparison c = compare(got, reference[i]);
+      all_pass = all_pass && c.pass;
+      std::cout << "  result " << i << ": " << types[i] << "  digest " << digest(got.to_bytes()) << "  max abs err "
+                << std::scientific << std::setprecision(2) << c.max_abs << "  normwise err " << c.normwise
+                << std::fixed << "  " << (c.pass ? "OK" : "MISMATCH (" + c.first_failure + ")") << "\n";
+      if (o.print) std::cout << eval::format_numpy(got) << "\n";
+    }
+  }
+  if (!o.keep) fs::remove_all(dir);
+  else std::cout << "generated code and driver kept in " << dir.string() << "\n";
+  return all_pass ? 0 : 1;
+}
+
+}  // namespace
+
+int run_command(int argc, char** argv) {
+  CLI::App app{"shardc run: compile a .shard file, build the generated code, run it and compare with the reference evaluator",
+               "shardc run"};
+  RunOptions o;
+  app.add_option("file", o.file, "the .shard file")->required();
+  app.add_option("--func", o.functions, "run only these functions (repeatable; default: all)");
+  app.add_option("--repeat", o.repeat, "timed calls per function (after one warm-up call)")->check(CLI::Range(1, 1000000));
+  app.add_option("-D", o.defines, "override a const: -D NAME=VALUE (repeatable)")->take_all();
+  app.add_flag("--print", o.print, "print every result as numpy prints it");
+  app.add_flag("--keep", o.keep, "keep the generated code and the driver program");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int status = app.exit(e);
+    return status == 0 ? 0 : 2;
+  }
+  return run(o);
+}
+
+}  // namespace shardc

@@ -1,0 +1,14 @@
+// `shardc run FILE.shard [--func NAME] [--repeat N] [-D NAME=VALUE] [--print] [--keep]`:
+// compiles the file, builds the generated code with the system compiler against this build's
+// runtime (paths in the generated run_config.h), runs each function on the evaluator's
+// deterministic inputs, and compares every result with the reference evaluator (integers
+// exactly; floats within 1e-4*|r| + 1e-5*max|r|). Prints each result's type, a digest, the
+// max absolute and normwise errors, and the median time per call. Exit 0 when all match.
+#pragma once
+
+namespace shardc {
+
+// argv[0] is "run".
+int run_command(int argc, char** argv);
+
+}  // namespace shardc
