@@ -287,3 +287,34 @@ TEST(CollectivesRandom, OutputOverloadChecksItsOutput) {
 
 }  // namespace
 }  // namespace shard::test
+
+namespace shard::test {
+namespace {
+
+// ragged_all_to_all's checks: a sender's size disagreeing with the receiver's recv_sizes, and
+// rows outside the output, are ShapeErrors on the receiver, never out-of-bounds writes.
+TEST(RaggedAllToAll, MismatchedSizesAndBoundsAreErrors) {
+  Runtime rt{2};
+  const Mesh mesh({{"i", 2}});
+  auto sizes = [](std::int32_t a, std::int32_t b) {
+    Tensor t(DType::i32, {2});
+    t.as<std::int32_t>()[0] = a;
+    t.as<std::int32_t>()[1] = b;
+    return t;
+  };
+  auto attempt = [&](std::int32_t recv_from_1, std::int32_t out_offset) {
+    rt.run(mesh, [&](Device& dev) {
+      const Tensor operand(DType::f32, {2, 3}), output(DType::f32, {2, 3});
+      // Each device sends one row to each device; device 1 writes at `out_offset` on device 0.
+      const Tensor out_offsets = dev.id() == 1 ? sizes(out_offset, 1) : sizes(0, 0);
+      const Tensor recv = dev.id() == 0 ? sizes(1, recv_from_1) : sizes(1, 1);
+      ragged_all_to_all(dev, operand, output, sizes(0, 1), sizes(1, 1), out_offsets, recv, "i");
+    });
+  };
+  EXPECT_NO_THROW(attempt(1, 1));
+  EXPECT_THROW(attempt(2, 1), DeviceError);  // recv_sizes disagrees with what device 1 sends
+  EXPECT_THROW(attempt(1, 2), DeviceError);  // row 2 of a 2-row output
+}
+
+}  // namespace
+}  // namespace shard::test

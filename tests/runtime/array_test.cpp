@@ -1,0 +1,85 @@
+// Sharded arrays: from_host cuts the global array into blocks, to_host reassembles it.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "shard/shard.h"
+
+namespace shard {
+namespace {
+
+std::vector<std::int32_t> iota(std::int64_t n) {
+  std::vector<std::int32_t> v(static_cast<std::size_t>(n));
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+TEST(Array, BlocksFollowTheSharding) {
+  Runtime rt{8};
+  const Mesh mesh({{"dp", 4}, {"tp", 2}});
+  const ArrayType type(DType::i32, {8, 6}, Sharding(mesh, {{"dp"}, {"tp"}}));
+  const Array a = Array::from_host(rt, type, iota(48));
+  // Device 3 = (dp 1, tp 1): rows 2..4, columns 3..6.
+  const Tensor& b = a.block(3);
+  EXPECT_EQ(b.shape(), (Shape{2, 3}));
+  EXPECT_EQ(std::vector<std::int32_t>(b.as<std::int32_t>(), b.as<std::int32_t>() + 6),
+            (std::vector<std::int32_t>{15, 16, 17, 21, 22, 23}));
+  EXPECT_EQ(a.to_host<std::int32_t>(), iota(48));
+}
+
+TEST(Array, RoundTripsEveryShardingOfA3dArray) {
+  Runtime rt{8};
+  const Mesh mesh({{"a", 2}, {"b", 2}, {"c", 2}});
+  const std::vector<std::vector<DimAxes>> specs = {
+      {{}, {}, {}}, {{"a"}, {}, {}}, {{}, {"c", "a"}, {}}, {{"b"}, {"a"}, {"c"}}, {{"a", "b", "c"}, {}, {}}, {{}, {}, {"c", "b"}}};
+  for (const auto& spec : specs) {
+    const ArrayType type(DType::i32, {8, 4, 4}, Sharding(mesh, spec));
+    SCOPED_TRACE(type.to_string());
+    const Array a = Array::from_host(rt, type, iota(128));
+    EXPECT_EQ(a.to_host<std::int32_t>(), iota(128));
+  }
+}
+
+TEST(Array, ReplicatedBlocksAreCopiesAndSubMeshesUseTheirDevices) {
+  Runtime rt{8};
+  const Mesh student({{"dp", 4}}, 4);
+  const ArrayType type(DType::f32, {4, 2}, Sharding(student, {{}, {}}));
+  const std::vector<float> host{1, 2, 3, 4, 5, 6, 7, 8};
+  const Array a = Array::from_host(rt, type, host);
+  for (int d = 4; d < 8; ++d) EXPECT_TRUE(a.block(d).same_bytes(a.block(4)));
+  EXPECT_THROW(a.block(0), ArgumentError);
+  EXPECT_FALSE(a.addressable(0));
+  EXPECT_EQ(a.to_host<float>(), host);
+}
+
+TEST(Array, ChecksHostSizesBlocksAndDevices) {
+  Runtime rt{4};
+  const Mesh mesh({{"x", 4}});
+  const ArrayType type(DType::f32, {8}, Sharding(mesh, {{"x"}}));
+  EXPECT_THROW(Array::from_host(rt, type, std::vector<float>(7)), ArgumentError);
+  EXPECT_THROW(Array::from_host(rt, type, std::vector<double>(8)), ArgumentError);
+  Array a = Array::zeros(rt, type);
+  EXPECT_THROW(a.set_block(1, Tensor(DType::f32, {3})), ShapeError);
+  EXPECT_THROW(a.set_block(1, Tensor(DType::i32, {2})), ShapeError);
+  a.set_block(1, Tensor::from_bytes(DType::f32, {2}, std::vector<float>{5, 6}.data()));
+  EXPECT_EQ(a.to_host<float>(), (std::vector<float>{0, 0, 5, 6, 0, 0, 0, 0}));
+  const Runtime small{2};
+  EXPECT_THROW(Array::zeros(small, type), ArgumentError);  // the mesh needs 4 devices
+}
+
+TEST(Tensor, IsAlignedAndCopiesByValue) {
+  Tensor t(DType::bf16, {3, 5});
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.data()) % 64, 0u);
+  EXPECT_EQ(t.nbytes(), 30u);
+  t.as<std::uint16_t>()[4] = 7;
+  Tensor u = t;
+  u.as<std::uint16_t>()[4] = 9;
+  EXPECT_EQ(t.as<std::uint16_t>()[4], 7);
+  EXPECT_THROW(t.as<float>(), ArgumentError);
+  EXPECT_THROW(Tensor(DType::f32, {2, -1}), ShapeError);
+  EXPECT_THROW(std::move(u).reshaped({4, 4}), ShapeError);
+  EXPECT_EQ(Tensor(DType::i64, {}).numel(), 1);
+}
+
+}  // namespace
+}  // namespace shard
