@@ -58,11 +58,13 @@ ShardcRun run_shardc(const fs::path& file, const std::string& args) {
   return r;
 }
 
+// The .shard files of this folder, listed by CMake at configure time.
 std::vector<fs::path> programs() {
+  static const char* const names[] = {
+#include "diagnostic_programs.inc"
+  };
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(DIAGNOSTICS_DIR))
-    if (entry.path().extension() == ".shard") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
+  for (const char* n : names) files.push_back(fs::path(DIAGNOSTICS_DIR) / n);
   return files;
 }
 
