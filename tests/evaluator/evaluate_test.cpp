@@ -8,6 +8,7 @@
 #include "checked_source.h"
 #include "evaluator/eval_error.h"
 #include "evaluator/format_numpy.h"
+#include "frontend/internal_error.h"
 
 namespace shardc::eval {
 namespace {
@@ -301,6 +302,29 @@ func h(x: bf16[4@X], y: f16[4]) -> (bf16[4@X], f32[4@X], bf16[]) on m {
   EXPECT_EQ(out[1].floats[3], 1004.5f);  // in bf16 it would be 1004
   // 256 + 1 + 1: a bf16 running sum would stop at 256; the sum accumulates wider, rounds once.
   EXPECT_EQ(out[2].floats[0], 258.0f);
+}
+
+// The evaluator checks the checker's trace as it runs: a value whose computed shape is not
+// its type, or replicas that disagree where the vma check said they cannot, are internal
+// errors (the two stages disagree), never silently wrong results.
+TEST(Evaluate, TraceInvariantsAreCheckedAsItRuns) {
+  auto s = checked(R"(
+mesh m = [X: 2];
+func f(x: f32[4@X]) -> f32[4@X] on m { let y = x * 2.0; return y; }
+shard_map g(x: i32[2@X]) -> i32[2@X] on m unchecked { return x; }
+shard_map h(x: i32[2@X]) -> i32[1] on m unchecked { return x; }
+)");
+  ASSERT_TRUE(s.module);
+  auto& module = const_cast<check::CheckedModule&>(*s.module);  // a deliberately broken trace
+  check::CheckedFunction& f = module.functions.at(0);
+  f.values.at(f.ops.back().outputs.at(0)).dims.at(0).size = 5;
+  EXPECT_THROW(evaluate(module, "f", {HostTensor::zeros(DType::f32, {4})}), InternalError);
+  // h is unchecked: replicas may differ, the lowest device's block wins.
+  EXPECT_EQ(evaluate(module, "h", {ints({2}, {3, 4})})[0].ints, (std::vector<std::int64_t>{3}));
+  // Claim h is checked: the replicas differ, which the vma check would have ruled out.
+  module.functions.at(2).unchecked = false;
+  EXPECT_THROW(evaluate(module, "h", {ints({2}, {3, 4})}), InternalError);
+  EXPECT_EQ(evaluate(module, "g", {ints({2}, {3, 4})})[0].ints, (std::vector<std::int64_t>{3, 4}));
 }
 
 }  // namespace
