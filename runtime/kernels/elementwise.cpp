@@ -103,8 +103,17 @@ void unary_typed(UnaryOp op, const View& x, const MutView& y) {
     detail::int_unary<M>(op, M{0}, dt);  // rejects float-only ops before touching memory
     return map1<T, T>(x, y, [op, dt](M v) { return detail::int_unary<M>(op, v, dt); });
   } else {
-    if (op != UnaryOp::logical_not) detail::unsupported_dtype(op_name(op), T::dtype);
-    return map1<T, T>(x, y, [](bool v) { return !v; });
+    switch (op) {
+      case UnaryOp::logical_not: return map1<T, T>(x, y, [](bool v) { return !v; });
+      case UnaryOp::abs:
+      case UnaryOp::sign:
+      case UnaryOp::square:
+      case UnaryOp::relu:
+      case UnaryOp::floor:
+      case UnaryOp::ceil:
+      case UnaryOp::round: return map1<T, T>(x, y, [](bool v) { return v; });  // identities on 0/1
+      default: detail::unsupported_dtype(op_name(op), T::dtype);
+    }
   }
 }
 

@@ -60,13 +60,14 @@ inline float float_mod(float a, float b) {
   const float r = std::fmod(a, b);
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
-// jnp.floor_divide for floats (CPython's float_divmod, as jnp does it).
+// jnp.floor_divide for floats (CPython's float_divmod, as jnp does it). A zero divisor divides
+// x itself, so x // 0.0 is +-inf and 0.0 // 0.0 is NaN (current JAX's `x1_corrected`).
 inline float float_floor_div(float a, float b) {
   const float r = std::fmod(a, b);
-  float q = (a - r) / b;
+  float q = (b == 0 ? a : a - r) / b;
   const float sign_b = b > 0 ? 1.0f : (b < 0 ? -1.0f : b);
   const float sign_r = r > 0 ? 1.0f : (r < 0 ? -1.0f : r);
-  if (r != 0 && sign_b != sign_r) q -= 1.0f;
+  if (r != 0 && sign_b != sign_r) q -= 1.0f;  // also taken when r is NaN, harmlessly
   return std::round(q);  // lax.round: half away from zero
 }
 
@@ -94,7 +95,8 @@ inline I int_floor_div(I a, I b) {  // jnp.floor_divide on integers
   return (int_sign(a) != int_sign(b) && int_rem(a, b) != 0) ? wrap_sub(q, I{1}) : q;
 }
 template <typename I>
-inline I int_mod(I a, I b) {  // jnp.remainder on integers
+inline I int_mod(I a, I b) {  // jnp.remainder on integers: a zero divisor is replaced by 1
+  if (b == 0) b = 1;
   const I r = int_rem(a, b);
   return (r != 0 && ((r < 0) != (b < 0))) ? wrap_add(r, b) : r;
 }
@@ -121,6 +123,10 @@ inline I int_unary(UnaryOp op, I x, DType dtype) {
     case UnaryOp::sign: return int_sign(x);
     case UnaryOp::square: return wrap_mul(x, x);
     case UnaryOp::logical_not: return static_cast<I>(~x);
+    case UnaryOp::relu: return x < 0 ? I{0} : x;
+    case UnaryOp::floor:
+    case UnaryOp::ceil:
+    case UnaryOp::round: return x;  // identity on integers
     default: break;
   }
   unsupported_dtype(op_name(op), dtype);

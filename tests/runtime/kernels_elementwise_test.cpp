@@ -106,6 +106,11 @@ TEST(KernelsElementwise, IntegerUnaryOpsWrap) {
   sk::unary(ctx, UnaryOp::sign, x.view(), y.mut());
   EXPECT_EQ(y.get_int(0), -1);
   EXPECT_EQ(y.get_int(2), 0);
+  sk::unary(ctx, UnaryOp::relu, x.view(), y.mut());
+  EXPECT_EQ(y.get_int(0), 0);
+  EXPECT_EQ(y.get_int(3), 46341);
+  sk::unary(ctx, UnaryOp::round, x.view(), y.mut());
+  EXPECT_EQ(y.get_int(1), -5);
   EXPECT_THROW(sk::unary(ctx, UnaryOp::exp, x.view(), y.mut()), shard::ArgumentError);
   Array b(DType::boolean, {2}), nb(DType::boolean, {2});
   b.set(0, 1);
@@ -181,10 +186,11 @@ TEST(KernelsElementwise, IntegerArithmeticWrapsModulo2ToTheBits) {
 
 TEST(KernelsElementwise, FloorDivisionAndModuloFloorLikePython) {
   sk::Context ctx;
-  // (a, b, a // b, a % b), Python's values; division by zero and MIN / -1 as XLA gives them.
+  // (a, b, a // b, a % b), Python's values; by zero and MIN / -1 as jnp gives them on XLA
+  // (x // 0 = -1 - (x != 0); x % 0 = 0 since jnp.remainder replaces a zero divisor by 1).
   const std::int64_t cases[][4] = {{7, 2, 3, 1},   {-7, 2, -4, 1},  {7, -2, -4, -1}, {-7, -2, 3, -1},
-                                   {6, 3, 2, 0},   {-6, 3, -2, 0},  {0, 5, 0, 0},    {5, 0, -2, 5},
-                                   {-5, 0, -2, -5}, {0, 0, -1, 0}, {INT32_MIN, -1, INT32_MIN, 0}};
+                                   {6, 3, 2, 0},   {-6, 3, -2, 0},  {0, 5, 0, 0},    {5, 0, -2, 0},
+                                   {-5, 0, -2, 0}, {0, 0, -1, 0}, {INT32_MIN, -1, INT32_MIN, 0}};
   const int n = sizeof(cases) / sizeof(cases[0]);
   Array a(DType::i32, {n}), b(DType::i32, {n}), q(DType::i32, {n}), r(DType::i32, {n});
   for (int i = 0; i < n; ++i) {
@@ -210,6 +216,18 @@ TEST(KernelsElementwise, FloorDivisionAndModuloFloorLikePython) {
     EXPECT_EQ(fq.get(i), fcases[i][2]) << fcases[i][0] << " // " << fcases[i][1];
     EXPECT_EQ(fr.get(i), fcases[i][3]) << fcases[i][0] << " % " << fcases[i][1];
   }
+  // Zero divisors: x // 0.0 is +-inf, 0.0 // 0.0 and x % 0.0 are NaN.
+  fa.set(0, 3);
+  fa.set(1, -3);
+  fa.set(2, 0);
+  fa.set(3, 3);
+  for (int i = 0; i < 4; ++i) fb.set(i, 0);
+  sk::binary(ctx, BinaryOp::floor_div, fa.view(), fb.view(), fq.mut());
+  sk::binary(ctx, BinaryOp::mod, fa.view(), fb.view(), fr.mut());
+  EXPECT_EQ(fq.get(0), INFINITY);
+  EXPECT_EQ(fq.get(1), -INFINITY);
+  EXPECT_TRUE(std::isnan(fq.get(2)));
+  EXPECT_TRUE(std::isnan(fr.get(3)));
 }
 
 TEST(KernelsElementwise, PowMaxMinAndLogicalOps) {

@@ -9,8 +9,10 @@
 // and ops oneDNN 2.6 lacks or defines differently (NaN-propagating max/min, pow, floor division).
 //
 // Integer semantics are JAX's (XLA's) with 64-bit mode off: add/sub/mul/neg/abs/square wrap
-// modulo 2^bits; floor_div and mod floor like Python; `div` truncates; division by zero gives
-// XLA's values (x / 0 = -1, x % 0 = x, so x // 0 = -1 - (x != 0)); INT_MIN / -1 = INT_MIN.
+// modulo 2^bits; floor_div and mod floor like Python; `div` truncates. By zero: div gives
+// XLA's -1, floor_div -1 - (x != 0) (jnp's correction of XLA's values), mod 0 (jnp replaces a
+// zero divisor by 1); INT_MIN / -1 = INT_MIN. Floats: x // 0.0 is +-inf, 0.0 // 0.0 and
+// x % 0.0 are NaN. relu/floor/ceil/round are identities on integers (relu: max(x, 0)).
 #pragma once
 
 #include <cstdint>
