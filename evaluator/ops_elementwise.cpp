@@ -98,7 +98,8 @@ float float_mod(float a, float b) {
 
 float float_floor_div(float a, float b) {
   float r = std::fmod(a, b);
-  float q = (a - r) / b;
+  // A zero divisor divides a itself: x // 0.0 is +-inf, 0.0 // 0.0 is NaN (docs/language.md).
+  float q = (b == 0 ? a : a - r) / b;
   if (r != 0 && float_sign(b) != float_sign(r)) q -= 1.0f;
   return std::round(q);
 }

@@ -50,6 +50,11 @@ TEST(Elementwise, FloorDivisionAndModuloFloor) {
   EXPECT_EQ(f.floats, (std::vector<float>{2.5f, -0.5f}));
   HostTensor q = binary("floor_div", floats({2}, {-7, 7.5}), floats({2}, {2, 2}), DType::f32);
   EXPECT_EQ(q.floats, (std::vector<float>{-4.0f, 3.0f}));
+  HostTensor z = binary("floor_div", floats({3}, {1, -1, 0}), floats({3}, {0, 0, 0}), DType::f32);
+  EXPECT_EQ(z.floats[0], std::numeric_limits<float>::infinity());
+  EXPECT_EQ(z.floats[1], -std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(z.floats[2]));
+  EXPECT_TRUE(std::isnan(binary("rem", floats({1}, {1}), floats({1}, {0}), DType::f32).floats[0]));
 }
 
 TEST(Elementwise, TrueDivisionOfIntegersComputesInTheFloatResult) {
