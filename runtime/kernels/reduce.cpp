@@ -156,11 +156,13 @@ void reduce_typed(ReduceOp op, const View& x, const Split& s, const MutView& out
       return;
     }
     if (op == ReduceOp::sum || op == ReduceOp::prod) {
-      const bool bool_sum = std::is_same_v<T, detail::Bool> && op == ReduceOp::sum && is_integer(out.dtype);
-      if (!bool_sum) detail::check_same_dtype(x.dtype, out.dtype, name);
-      if constexpr (std::is_same_v<T, detail::Bool>) {
-        if (!bool_sum) detail::unsupported_dtype(name, x.dtype);
+      // bool sums and products count in an integer result (jnp: i32).
+      const bool from_bool = std::is_same_v<T, detail::Bool>;
+      if (from_bool && !is_integer(out.dtype)) {
+        throw ArgumentError(std::string(name) + " of bool needs an int32 or int64 result, got " +
+                            std::string(dtype_name(out.dtype)));
       }
+      if (!from_bool) detail::check_same_dtype(x.dtype, out.dtype, name);
       const std::uint64_t init = op == ReduceOp::sum ? 0u : 1u;
       for_each_output(s, out, [&](std::int64_t off, char* o) {
         const std::uint64_t r = op == ReduceOp::sum

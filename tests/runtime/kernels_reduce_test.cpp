@@ -117,6 +117,11 @@ TEST(KernelsReduce, IntegerSumsWrapAndBoolSumsCount) {
   for (int i = 0; i < 5; ++i) b.set(i, i % 2);
   sk::reduce(ctx, ReduceOp::sum, b.view(), {0}, count.mut());
   EXPECT_EQ(count.get_int(0), 2);
+  Array all_ones(DType::i32, {});
+  sk::reduce(ctx, ReduceOp::prod, b.view(), {0}, all_ones.mut());
+  EXPECT_EQ(all_ones.get_int(0), 0);  // prod of bool counts in i32: not all true
+  Array bool_out(DType::boolean, {});
+  EXPECT_THROW(sk::reduce(ctx, ReduceOp::sum, b.view(), {0}, bool_out.mut()), shard::ArgumentError);
   sk::reduce(ctx, ReduceOp::max, b.view(), {0}, any.mut());
   sk::reduce(ctx, ReduceOp::min, b.view(), {0}, all.mut());
   EXPECT_EQ(any.get(0), 1);

@@ -1,8 +1,8 @@
 // Reductions over any set of axes, arg-reductions and softmax.
 //
 // reduce: `out` has x's shape with the reduced axes removed, or kept as size 1 (keepdims);
-// an empty axis list copies. dtypes, as jnp: sum/prod keep the dtype (bool sums into i32 or
-// i64 if out says so; integer sums wrap); mean of floats keeps the dtype, of integers/bool gives
+// an empty axis list copies. dtypes, as jnp: sum/prod keep the dtype (of bool they count into
+// an i32 or i64 result; integer sums and products wrap); mean of floats keeps the dtype, of integers/bool gives
 // a float `out`; max/min keep the dtype (bool: any/all) and propagate NaN. Identities for empty
 // reductions: sum 0, prod 1, max -inf / INT_MIN / false, min +inf / INT_MAX / true, mean NaN.
 // f32 sum/mean of a dense array of at least kOneDnnMinElements go to oneDNN's reduction; the
