@@ -28,7 +28,9 @@ std::string_view collective_name(CollectiveKind kind) {
 namespace shard::detail {
 
 namespace {
-constexpr std::uint32_t kAbort = 0x80000000u;
+constexpr std::uint32_t kAbort = 0x80000000u;     // the call was aborted
+constexpr std::uint32_t kDeparted = 0x40000000u;  // the owner's part of the call has returned
+constexpr std::uint32_t kTag = 0x3FFFFFFFu;
 // Below this many bytes per device an all_reduce is done by every device over the whole array
 // (one rendezvous); above it each device reduces 1/n and then copies the others' shares
 // (two rendezvous, n times less reading).
@@ -55,6 +57,14 @@ void InProcessCommunicator::abort_call(std::span<const int> devices) noexcept {
       }
 }
 
+void InProcessCommunicator::leave_call(int device) noexcept {
+  for (Slot& s : channels_[device].slots)
+    for (auto* word : {&s.ready, &s.stage, &s.finished}) {
+      word->fetch_or(kDeparted, std::memory_order_seq_cst);
+      word->notify_all();
+    }
+}
+
 void InProcessCommunicator::end_call(std::span<const int> devices) noexcept {
   // Every device of the call has returned: nobody reads these words until the next call.
   for (int d : devices)
@@ -70,18 +80,20 @@ void InProcessCommunicator::end_call(std::span<const int> devices) noexcept {
 }
 
 void InProcessCommunicator::publish(std::atomic<std::uint32_t>& word, std::uint32_t tag) {
-  // Set the word to `tag`, keeping a kAbort bit that abort_call may have set concurrently.
+  // Set the word to `tag`, keeping the flag bits that other threads may set concurrently.
   std::uint32_t v = word.load(std::memory_order_relaxed);
-  while (!word.compare_exchange_weak(v, tag | (v & kAbort), std::memory_order_seq_cst)) {
+  while (!word.compare_exchange_weak(v, tag | (v & ~kTag), std::memory_order_seq_cst)) {
   }
   word.notify_all();
 }
 
-bool InProcessCommunicator::wait_for(int device, std::atomic<std::uint32_t>& word, std::uint32_t tag) {
+InProcessCommunicator::Wait InProcessCommunicator::wait_for(int device, std::atomic<std::uint32_t>& word,
+                                                            std::uint32_t tag) {
   std::uint32_t v = word.load(std::memory_order_acquire);
   for (int spin = 0;; ++spin) {
-    if ((v & ~kAbort) >= tag) return true;
-    if ((v & kAbort) && aborted(device)) return false;
+    if ((v & kTag) >= tag) return Wait::reached;
+    if ((v & kAbort) && aborted(device)) return Wait::aborted;
+    if (v & kDeparted) return Wait::departed;
     if (spin < kSpinIterations) {
       cpu_relax();
     } else {
@@ -95,6 +107,10 @@ Ticket InProcessCommunicator::start(int device, const Group& group, const Collec
   Channel& ch = channels_[device];
   const std::uint32_t tag = ++ch.started;
   Slot& mine = ch.slots[(tag - 1) % kSlots];
+  if (tag > kTag) {
+    --ch.started;
+    throw ArgumentError("more than " + std::to_string(kTag) + " collectives in one call");
+  }
   if (mine.open) {
     --ch.started;
     throw ArgumentError("more than " + std::to_string(kSlots) + " collectives started and not yet waited for");
@@ -131,10 +147,12 @@ void InProcessCommunicator::finish(int device, Ticket ticket) {
   SHARD_ASSERT(mine.open, "finish of a collective that was not started");
   const Group& group = *mine.group;
   for (int member : group.members) {
-    if (member != device && !wait_for(device, peer_slot(member, tag).ready, tag)) {
-      release(device, group, tag);
-      throw CallAborted{};
-    }
+    if (member == device) continue;
+    const Wait w = wait_for(device, peer_slot(member, tag).ready, tag);
+    if (w == Wait::reached) continue;
+    release(device, group, tag);
+    if (w == Wait::aborted) throw CallAborted{};
+    throw_departed(device, member, group, tag);
   }
   // From here on this device reads its peers' operations and buffers.
   mine.acquired.store(tag, std::memory_order_seq_cst);
@@ -167,11 +185,13 @@ void InProcessCommunicator::release(int device, const Group& group, std::uint32_
   for (int member : group.members) {
     if (member == device) continue;
     Slot& peer = peer_slot(member, tag);
-    if (wait_for(device, peer.finished, tag)) continue;
+    const Wait w = wait_for(device, peer.finished, tag);
+    if (w == Wait::reached) continue;
+    if (w == Wait::departed) continue;  // it returned without joining: it never read my buffers
     // Aborted: a peer that already acquired may be copying from my buffers right now; let it end.
     if (peer.acquired.load(std::memory_order_seq_cst) >= tag) {
       std::uint32_t v;
-      while (((v = peer.finished.load(std::memory_order_acquire)) & ~kAbort) < tag) peer.finished.wait(v);
+      while (((v = peer.finished.load(std::memory_order_acquire)) & kTag) < tag) peer.finished.wait(v);
     }
   }
   mine.open = false;
@@ -179,8 +199,18 @@ void InProcessCommunicator::release(int device, const Group& group, std::uint32_
 
 void InProcessCommunicator::stage_barrier(int device, const Group& group, std::uint32_t tag) {
   publish(peer_slot(device, tag).stage, tag);
-  for (int member : group.members)
-    if (member != device && !wait_for(device, peer_slot(member, tag).stage, tag)) throw CallAborted{};
+  for (int member : group.members) {
+    if (member == device) continue;
+    const Wait w = wait_for(device, peer_slot(member, tag).stage, tag);
+    if (w == Wait::aborted) throw CallAborted{};
+    if (w == Wait::departed) throw_departed(device, member, group, tag);
+  }
+}
+
+void InProcessCommunicator::throw_departed(int device, int peer, const Group& group, std::uint32_t tag) {
+  throw ArgumentError("device " + std::to_string(peer) + " returned from the call without taking part in the " +
+                      std::string(collective_name(peer_slot(device, tag).op->kind)) + " over " + group.axes +
+                      " that device " + std::to_string(device) + " is in (every device must make the same collective calls)");
 }
 
 void InProcessCommunicator::execute(int device, const Group& group, const CollectiveOp& op, std::uint32_t tag) {

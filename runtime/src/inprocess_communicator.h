@@ -34,6 +34,7 @@ class InProcessCommunicator final : public Communicator {
   void cancel(int device, Ticket ticket) noexcept override;
   void begin_call(std::span<const int> devices, std::atomic<bool>* aborted) override;
   void abort_call(std::span<const int> devices) noexcept override;
+  void leave_call(int device) noexcept override;
   void end_call(std::span<const int> devices) noexcept override;
 
   static constexpr int kSlots = 4;
@@ -57,8 +58,11 @@ class InProcessCommunicator final : public Communicator {
 
   Slot& peer_slot(int device, std::uint32_t tag) { return channels_[device].slots[(tag - 1) % kSlots]; }
   bool aborted(int device) const { return channels_[device].aborted->load(std::memory_order_seq_cst); }
-  // Waits until the word reaches `tag`; false when the call was aborted first.
-  bool wait_for(int device, std::atomic<std::uint32_t>& word, std::uint32_t tag);
+  // Waits until the word reaches `tag`, unless the call is aborted or the word's owner has
+  // left the call first.
+  enum class Wait { reached, aborted, departed };
+  Wait wait_for(int device, std::atomic<std::uint32_t>& word, std::uint32_t tag);
+  [[noreturn]] void throw_departed(int device, int peer, const Group& group, std::uint32_t tag);
   void publish(std::atomic<std::uint32_t>& word, std::uint32_t tag);
   void stage_barrier(int device, const Group& group, std::uint32_t tag);
   void release(int device, const Group& group, std::uint32_t tag) noexcept;

@@ -162,6 +162,7 @@ void Runtime::worker_loop(Worker& w) {
     } catch (...) {
       fail("unknown exception");
     }
+    comm_->leave_call(w.device.id());
     if (call.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       // The last device out wakes the caller through a word the Runtime owns: the Call on the
       // caller's stack may be gone as soon as the caller sees the bump.

@@ -173,6 +173,26 @@ TEST(RuntimeFailure, MismatchedCollectivesAreAnErrorNotAHang) {
                DeviceError);
 }
 
+TEST(RuntimeFailure, ADeviceSkippingACollectiveIsAnErrorNotAHang) {
+  Runtime rt{4};
+  const Mesh m({{"x", 2}, {"y", 2}});
+  for (int skipper = 0; skipper < 4; ++skipper) {
+    try {
+      rt.run(m, [&](Device& dev) {
+        Tensor x(DType::f32, {1 << 14});
+        x = psum(dev, x, {"x", "y"});
+        if (dev.id() == skipper) return;  // not SPMD: leaves its peers in the next psum
+        x = psum(dev, x, "y");
+      });
+      FAIL() << "expected DeviceError";
+    } catch (const DeviceError& e) {
+      EXPECT_NE(e.message().find("returned from the call without taking part in the all_reduce over y"),
+                std::string::npos)
+          << e.message();
+    }
+  }
+}
+
 TEST(RuntimeFailure, AbandonedAsyncCollectiveDoesNotHang) {
   Runtime rt{4};
   const Mesh m({{"x", 4}});

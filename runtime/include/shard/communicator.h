@@ -83,6 +83,9 @@ class Communicator {
   virtual void begin_call(std::span<const int> devices, std::atomic<bool>* aborted) = 0;
   // Wakes every device of the call blocked in a collective; they throw CallAborted.
   virtual void abort_call(std::span<const int> devices) noexcept = 0;
+  // `device`'s part of the call has returned: a peer still waiting for it in a collective gets
+  // an ArgumentError instead of waiting forever.
+  virtual void leave_call(int device) noexcept = 0;
   // After every device of the call has returned.
   virtual void end_call(std::span<const int> devices) noexcept = 0;
 };
