@@ -52,7 +52,9 @@ struct Call {
 
 HostTensor constant(const Call& c) {
   const Type& t = c.out_type();
-  const check::Attr& value = c.op.attrs.at("value");
+  auto found = c.op.attrs.find("value");
+  SHARDC_ASSERT(found != c.op.attrs.end(), op_location(c.op) + " has no attribute 'value'");
+  const check::Attr& value = found->second;
   // A weak static int keeps its 64 bits: the dtype it joins decides how it wraps.
   if (const auto* i = std::get_if<std::int64_t>(&value)) {
     DType dt = t.weak && shard::is_integer(t.dtype) ? DType::i64 : t.dtype;

@@ -42,7 +42,10 @@ std::vector<EvalValue> run_func(const check::CheckedModule& module, const check:
     }
     std::vector<EvalValue> out;
     if (op.name == "param") {
-      out.push_back(args.at(static_cast<std::size_t>(attr_int(op, "index"))));
+      auto index = static_cast<std::size_t>(attr_int(op, "index"));
+      SHARDC_ASSERT(index < args.size(), op_location(op) + " reads parameter " + std::to_string(index) + " of " +
+                                             std::to_string(args.size()));
+      out.push_back(args[index]);
       check_value_type(out.back(), f.values[op.outputs.at(0)], op);
     } else if (op.name == "call") {
       const check::CheckedFunction* callee = module.find_function(attr_string(op, "callee"));

@@ -81,7 +81,9 @@ class Simulator {
 
   void run_param(const check::Op& op, const std::vector<EvalValue>& args) {
     auto index = static_cast<std::size_t>(attr_int(op, "index"));
-    const EvalValue& global = args.at(index);
+    SHARDC_ASSERT(index < args.size() && index < f_.param_types.size(),
+                  op_location(op) + " reads parameter " + std::to_string(index) + " of " + std::to_string(args.size()));
+    const EvalValue& global = args[index];
     const Type& global_type = f_.param_types.at(index);
     for (std::int64_t d = 0; d < devices_; ++d) {
       if (global_type.kind == check::TypeKind::key) set(d, op, 0, global);
