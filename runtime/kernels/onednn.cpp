@@ -1,5 +1,7 @@
 #include "onednn.h"
 
+#include <omp.h>
+
 #include <atomic>
 #include <mutex>
 #include <shared_mutex>
@@ -90,6 +92,10 @@ void execute(Context& ctx, BoundPrimitive& p, std::initializer_list<const void*>
   if (bytes > 0) p.args.at(DNNL_ARG_SCRATCHPAD).set_data_handle(impl.scratchpad.data());
   p.cached.primitive.execute(impl.stream, p.args);
   impl.stream.wait();
+}
+
+std::string with_thread_count(const std::string& key) {
+  return key + "@threads=" + std::to_string(omp_get_max_threads());
 }
 
 void rethrow_as_argument_error(const std::string& key, const dnnl::error& e) {

@@ -62,8 +62,14 @@ BoundPrimitive* find_bound(Context& ctx, const std::string& key);
 
 [[noreturn]] void rethrow_as_argument_error(const std::string& key, const dnnl::error& e);
 
+// `key` extended with the calling thread's OpenMP team size: oneDNN fixes a primitive's
+// thread count when it is created, so a primitive made for 8 threads must not run on a device
+// thread that was given 1.
+std::string with_thread_count(const std::string& key);
+
 template <typename Make, typename Descs>
-BoundPrimitive& bound_primitive(Context& ctx, const std::string& key, Make&& make, Descs&& descs) {
+BoundPrimitive& bound_primitive(Context& ctx, const std::string& op_key, Make&& make, Descs&& descs) {
+  const std::string key = with_thread_count(op_key);
   if (BoundPrimitive* b = find_bound(ctx, key)) return *b;
   try {
     return bind_slow(ctx, key, make, descs());

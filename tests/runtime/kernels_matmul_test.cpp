@@ -3,6 +3,8 @@
 // several device threads at once.
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <thread>
 
 #include "kernels_test_util.h"
@@ -236,4 +238,23 @@ TEST(KernelsMatmul, BroadcastOrNegativeStridedViewsAreClearErrors) {
   const sk::View reversed{big.bytes.data() + 8 * 4, DType::f32, {3, 4}, {-4, 1}};
   Array out(DType::f32, {2, 4});
   EXPECT_THROW(sk::matmul(ctx, a.view(), reversed, out.mut()), shard::ArgumentError);
+}
+
+TEST(KernelsMatmul, APrimitiveIsMadePerOpenMpTeamSize) {
+  // oneDNN fixes a primitive's thread count at creation: a device thread given one OpenMP
+  // thread must get its own primitive, not one made for a larger team.
+  Array a(DType::f32, {13, 29}), b(DType::f32, {29, 11}), c(DType::f32, {13, 11});
+  const int team = omp_get_max_threads();
+  {
+    sk::Context ctx;
+    sk::matmul(ctx, a.view(), b.view(), c.mut());
+  }
+  const auto before = sk::primitive_cache_stats();
+  std::thread other([&] {
+    omp_set_num_threads(team + 1);
+    sk::Context ctx;
+    sk::matmul(ctx, a.view(), b.view(), c.mut());
+  });
+  other.join();
+  EXPECT_EQ(sk::primitive_cache_stats().entries, before.entries + 1);
 }
