@@ -27,10 +27,24 @@ std::string trim_zeros(std::string s) {
   return s;
 }
 
+// The shortest digits (fixed or scientific) that read back as the same value of `dtype`:
+// float32's shortest round trip, or for bf16/f16 the fewest digits that round to the same
+// 16-bit value (as ml_dtypes prints them).
+std::string shortest(float v, DType dtype, std::chars_format fmt) {
+  if (dtype != DType::bf16 && dtype != DType::f16) return chars(v, fmt);
+  for (int p = 0; p < 9; ++p) {
+    std::string s = chars(v, fmt, p);
+    float back = 0;
+    std::from_chars(s.data(), s.data() + s.size(), back, fmt);  // no exceptions for subnormals
+    if (round_to(dtype, back) == v) return s;
+  }
+  return chars(v, fmt);
+}
+
 // dragon4_positional(unique=True, precision=8, trim='.'): the shortest digits that read back
-// as the same float32, cut to 8 digits after the point.
-std::string positional(float v) {
-  std::string s = chars(v, std::chars_format::fixed);
+// as the same value, cut to 8 digits after the point.
+std::string positional(float v, DType dtype) {
+  std::string s = shortest(v, dtype, std::chars_format::fixed);
   auto dot = s.find('.');
   if (dot != std::string::npos && s.size() - dot - 1 > static_cast<std::size_t>(kPrecision))
     s = chars(v, std::chars_format::fixed, kPrecision);
@@ -42,8 +56,8 @@ struct Scientific {
   std::string exponent;  // "-05"
 };
 
-Scientific scientific(float v) {
-  std::string s = chars(v, std::chars_format::scientific);
+Scientific scientific(float v, DType dtype) {
+  std::string s = shortest(v, dtype, std::chars_format::scientific);
   auto e = s.find('e');
   std::string m = s.substr(0, e);
   auto dot = m.find('.');
@@ -78,7 +92,7 @@ class ElementFormat {
       return pad_left(s, pad_left_ + pad_right_ + 1 + (exp_format_ ? exp_size_ + 2 : 0));
     }
     if (exp_format_) {
-      Scientific s = scientific(v);
+      Scientific s = scientific(v, t_.dtype);
       auto dot = s.mantissa.find('.');
       std::string ip = s.mantissa.substr(0, dot), fp = s.mantissa.substr(dot + 1);
       fp.append(precision_ - std::min(precision_, fp.size()), '0');
@@ -86,7 +100,7 @@ class ElementFormat {
       if (digits.size() < exp_size_) digits.insert(0, exp_size_ - digits.size(), '0');
       return pad_left(ip, pad_left_) + "." + fp + "e" + s.exponent[0] + digits;
     }
-    std::string s = positional(v);
+    std::string s = positional(v, t_.dtype);
     auto dot = s.find('.');
     std::string ip = s.substr(0, dot), fp = s.substr(dot + 1);
     return pad_left(ip, pad_left_) + "." + fp + std::string(pad_right_ - std::min(pad_right_, fp.size()), ' ');
@@ -115,13 +129,13 @@ class ElementFormat {
       exp_format_ = max_abs >= 1e8f || min_abs < 1e-4f || static_cast<double>(max_abs) / min_abs > 1000.0;
     for (float v : finite) {
       if (exp_format_) {
-        Scientific s = scientific(v);
+        Scientific s = scientific(v, t_.dtype);
         auto dot = s.mantissa.find('.');
         pad_left_ = std::max(pad_left_, dot);
         precision_ = std::max(precision_, s.mantissa.size() - dot - 1);
         exp_size_ = std::max(exp_size_, s.exponent.size() - 1);
       } else {
-        std::string s = positional(v);
+        std::string s = positional(v, t_.dtype);
         auto dot = s.find('.');
         pad_left_ = std::max(pad_left_, dot);
         pad_right_ = std::max(pad_right_, s.size() - dot - 1);
@@ -231,12 +245,12 @@ std::string scalar_text(const HostTensor& t) {
   if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
   float a = std::fabs(v);
   if (a != 0 && (a < 1e-4f || a >= 1e16f)) {
-    Scientific s = scientific(v);
+    Scientific s = scientific(v, t.dtype);
     std::string m = s.mantissa;
     if (m.back() == '.') m.pop_back();
     return m + "e" + s.exponent;
   }
-  std::string s = chars(v, std::chars_format::fixed);
+  std::string s = shortest(v, t.dtype, std::chars_format::fixed);
   if (s.find('.') == std::string::npos) s += ".0";
   return s;
 }

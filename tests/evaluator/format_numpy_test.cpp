@@ -37,6 +37,14 @@ TEST(FormatNumpy, NonFiniteAndBool) {
   EXPECT_EQ(format_numpy(HostTensor::from_ints(DType::boolean, {2}, {1, 1})), "[True True]");
 }
 
+TEST(FormatNumpy, SixteenBitFloatsPrintTheirOwnShortestDigits) {
+  // bf16(0.1) is 0.10009765625: ml_dtypes prints the fewest digits that round back to it.
+  EXPECT_EQ(format_numpy(HostTensor::from_floats(DType::bf16, {2}, {0.1, 1})), "[0.1 1. ]");
+  EXPECT_EQ(format_numpy(HostTensor::from_floats(DType::f16, {}, {0.1})), "0.1");
+  EXPECT_EQ(format_numpy(HostTensor::from_floats(DType::f32, {}, {0.10009765625})), "0.100097656");  // scalar: repr
+  EXPECT_EQ(format_numpy(HostTensor::from_floats(DType::f32, {1}, {0.10009765625})), "[0.10009766]");  // array: 8 digits
+}
+
 TEST(FormatNumpy, Scalars) {
   EXPECT_EQ(format_numpy(floats({}, {4.0431547})), "4.0431547");
   EXPECT_EQ(format_numpy(floats({}, {2})), "2.0");
