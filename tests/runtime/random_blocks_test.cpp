@@ -153,3 +153,16 @@ TEST(RandomDistributions, SixteenBitUniformUsesTheLowHalfOfTheBits) {
     EXPECT_EQ(shard::kernels::f16_to_f32(half[i]), float(low >> 6) / 1024.0f);
   }
 }
+
+TEST(RandomDistributions, SixteenBitBoundsAreRoundedOnceFromDouble) {
+  // 1 + 2^-8 + 2^-30 is just above the midpoint of bf16's 1 and 1 + 2^-7: one rounding gives
+  // 1 + 2^-7, while rounding to f32 first (1 + 2^-8, a tie) and then to bf16 would give 1.
+  // With maxval == minval every value is minval itself.
+  const double v = 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30);
+  std::vector<std::uint16_t> out(4);
+  sr::uniform(sr::key(0), DType::bf16, sr::Block::whole({4}), v, v, out.data());
+  for (auto b : out) EXPECT_EQ(shard::kernels::bf16_to_f32(b), 1.0f + std::ldexp(1.0f, -7));
+  const double h = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);  // f16: same trap
+  sr::uniform(sr::key(0), DType::f16, sr::Block::whole({4}), h, h, out.data());
+  for (auto b : out) EXPECT_EQ(shard::kernels::f16_to_f32(b), 1.0f + std::ldexp(1.0f, -10));
+}
