@@ -1,5 +1,7 @@
 #include "frontend/syntax/syntax_error_listener.h"
 
+#include <algorithm>
+
 #include "ShardLexer.h"
 #include "frontend/syntax/token_ranges.h"
 #include "frontend/syntax/token_scan.h"
@@ -56,6 +58,12 @@ std::string describe_expected(const antlr4::dfa::Vocabulary& vocabulary, const a
       others.push_back(describe_token_type(vocabulary, t));
     }
   }
+  // A set of just the dtype keywords and a name is where a type belongs.
+  auto is_type_start = [](std::size_t t) {
+    return t == Lexer::F32 || t == Lexer::BF16 || t == Lexer::F16 || t == Lexer::I32 || t == Lexer::I64 ||
+           t == Lexer::BOOL || t == Lexer::IDENT;
+  };
+  if (types.size() == 7 && std::all_of(types.begin(), types.end(), is_type_start)) return "a type";
   std::vector<std::string> parts;
   if (expression_starters >= 8) {
     parts.push_back("an expression");

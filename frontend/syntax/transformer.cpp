@@ -1,9 +1,9 @@
 #include "frontend/syntax/transformer.h"
 
-#include <charconv>
-#include <cmath>
+#include <cstdint>
 
 #include "frontend/internal_error.h"
+#include "frontend/number_parsing.h"
 #include "frontend/syntax/token_ranges.h"
 
 namespace shardc::syntax {
@@ -603,24 +603,15 @@ Argument Transformer::transformArgument(P::ArgumentContext& ctx) {
 Ptr<Expr> Transformer::transformIntLiteral(antlr4::Token* token) {
   SourceRange r = range(token);
   std::string text = token->getText();
-  std::string plain;  // without the `_` digit separators
-  for (char c : text) {
-    if (c != '_') plain += c;
-  }
-  std::string_view digits(plain);
-  int base = 10;
-  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
-    digits.remove_prefix(2);
-    base = 16;
-  }
+  ParsedNumber<std::uint64_t> parsed = parse_unsigned_literal(text);
   std::int64_t value = 0;
-  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value, base);
-  if (ec == std::errc::result_out_of_range) {
+  if (parsed.status == NumberStatus::out_of_range ||
+      (parsed.status == NumberStatus::ok && parsed.value > static_cast<std::uint64_t>(INT64_MAX))) {
     diags_.error(r, "integer literal " + text + " does not fit in a 64-bit signed integer (i64)")
         .note("the largest is 9223372036854775807");
-    value = 0;
   } else {
-    SHARDC_ASSERT(ec == std::errc() && end == digits.data() + digits.size(), "malformed INT token " + text);
+    SHARDC_ASSERT(parsed.status == NumberStatus::ok, "malformed INT token " + text);
+    value = static_cast<std::int64_t>(parsed.value);
   }
   return std::make_unique<IntLiteral>(ids_.next(), r, value);
 }
@@ -628,23 +619,13 @@ Ptr<Expr> Transformer::transformIntLiteral(antlr4::Token* token) {
 Ptr<Expr> Transformer::transformFloatLiteral(antlr4::Token* token) {
   SourceRange r = range(token);
   std::string text = token->getText();
-  std::string plain;  // without the `_` digit separators
-  for (char c : text) {
-    if (c != '_') plain += c;
-  }
+  ParsedNumber<double> parsed = parse_float_literal(text);
   double value = 0;
-  auto [end, ec] = std::from_chars(plain.data(), plain.data() + plain.size(), value);
-  if (ec == std::errc::result_out_of_range || !std::isfinite(value)) {
-    // from_chars also reports underflow as out of range; only overflow is an error.
-    bool overflow = plain.find("e-") == std::string::npos && plain.find("E-") == std::string::npos;
-    if (overflow) {
-      diags_.error(r, "floating-point literal " + text + " is too large");
-      value = 0;
-    } else {
-      value = 0.0;  // underflow rounds to zero, as in Python and JAX
-    }
+  if (parsed.status == NumberStatus::out_of_range) {
+    diags_.error(r, "floating-point literal " + text + " is too large");
   } else {
-    SHARDC_ASSERT(ec == std::errc() && end == plain.data() + plain.size(), "malformed FLOAT token " + text);
+    SHARDC_ASSERT(parsed.status == NumberStatus::ok, "malformed FLOAT token " + text);
+    value = parsed.value;
   }
   return std::make_unique<FloatLiteral>(ids_.next(), r, value, text);
 }
