@@ -84,8 +84,10 @@ void fill(const MutView& dst, double value) {
   detail::dispatch(dst.dtype, [&](auto tag) {
     using T = decltype(tag);
     typename T::Math m;
-    if constexpr (detail::is_float_type<T>) {
+    if constexpr (std::is_same_v<T, detail::F32>) {
       m = static_cast<float>(value);
+    } else if constexpr (detail::is_float_type<T>) {
+      m = f64_to_f32_round_to_odd(value);  // then one rounding to 16 bits, as from the double
     } else if constexpr (std::is_same_v<T, detail::Bool>) {
       m = value != 0.0;
     } else {

@@ -106,23 +106,10 @@ void normal_impl(Key key, const Block& block, void* out) {
   });
 }
 
-// v rounded to f32 with round-to-odd: inexact results get an odd last bit, so a second
-// rounding to a narrower type (bf16, f16) is as if v had been rounded once, as numpy does when
-// it converts a Python float straight to bfloat16/float16.
-float to_f32_round_to_odd(double v) {
-  float f = static_cast<float>(v);
-  if (static_cast<double>(f) == v || !std::isfinite(f)) return f;
-  if ((std::bit_cast<std::uint32_t>(f) & 1u) == 0) {
-    f = std::nextafter(f, v > static_cast<double>(f) ? std::numeric_limits<float>::infinity()
-                                                     : -std::numeric_limits<float>::infinity());
-  }
-  return f;
-}
-
 // minval/maxval converted to the dtype, as jax.random does before any arithmetic.
 float to_dtype_value(DType dtype, double v) {
-  if (dtype == DType::bf16) return BF16Arith::round(to_f32_round_to_odd(v));
-  if (dtype == DType::f16) return F16Arith::round(to_f32_round_to_odd(v));
+  if (dtype == DType::bf16) return kernels::bf16_to_f32(kernels::f64_to_bf16(v));
+  if (dtype == DType::f16) return kernels::f16_to_f32(kernels::f64_to_f16(v));
   return static_cast<float>(v);
 }
 

@@ -104,3 +104,28 @@ TEST(KernelsFloat16, RoundingIsToNearestEven) {
   EXPECT_EQ(sk::f32_to_bf16(std::bit_cast<float>(0x7F800001u)) & 0x7F80u, 0x7F80u);  // NaN not inf
   EXPECT_NE(sk::f32_to_bf16(std::bit_cast<float>(0x7F800001u)), 0x7F80u);
 }
+
+TEST(KernelsFloat16, DoublesRoundOnceTo16Bits) {
+  // Just above a 16-bit midpoint by less than f32 can hold: rounding through f32 would land on
+  // the tie and go to even; rounding once goes up.
+  EXPECT_EQ(sk::bf16_to_f32(sk::f64_to_bf16(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30))),
+            1.0f + std::ldexp(1.0f, -7));
+  EXPECT_EQ(sk::bf16_to_f32(sk::f64_to_bf16(1.0 + std::ldexp(1.0, -8) - std::ldexp(1.0, -30))), 1.0f);
+  EXPECT_EQ(sk::f16_to_f32(sk::f64_to_f16(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40))),
+            1.0f + std::ldexp(1.0f, -10));
+  EXPECT_EQ(sk::f16_to_f32(sk::f64_to_f16(-(1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40)))),
+            -(1.0f + std::ldexp(1.0f, -10)));
+  EXPECT_EQ(sk::f64_to_bf16(0.1), sk::f32_to_bf16(0.1f));  // the ordinary case agrees
+  std::mt19937_64 rng(8);
+  std::uniform_real_distribution<double> u(-1e5, 1e5);
+  for (int i = 0; i < 100000; ++i) {
+    const double v = u(rng);
+    // The result is one of the two 16-bit neighbours of v and the nearer one.
+    const std::uint16_t h = sk::f64_to_f16(v);
+    const double got = sk::f16_to_f32(h);
+    if (std::fabs(v) < 65504) {
+      const double other = sk::f16_to_f32(static_cast<std::uint16_t>(got > v ? h - (v > 0 ? 1 : -1) : h + (v > 0 ? 1 : -1)));
+      ASSERT_LE(std::fabs(got - v), std::fabs(other - v)) << v;
+    }
+  }
+}

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace shard::kernels {
 
@@ -66,5 +68,21 @@ inline std::uint16_t f32_to_f16(float value) {
   const std::uint32_t rounded = kept + ((rest > halfway || (rest == halfway && (kept & 1u))) ? 1u : 0u);
   return static_cast<std::uint16_t>(sign | rounded);
 }
+
+// A double rounded to f32 with round-to-odd: inexact results get an odd last bit, so rounding
+// that f32 again to bf16/f16 (which keep far fewer bits) equals rounding the double once, as
+// numpy does when it converts a Python float straight to bfloat16/float16.
+inline float f64_to_f32_round_to_odd(double v) {
+  float f = static_cast<float>(v);
+  if (static_cast<double>(f) == v || !std::isfinite(f)) return f;
+  if ((std::bit_cast<std::uint32_t>(f) & 1u) == 0) {
+    f = std::nextafter(f, v > static_cast<double>(f) ? std::numeric_limits<float>::infinity()
+                                                     : -std::numeric_limits<float>::infinity());
+  }
+  return f;
+}
+
+inline std::uint16_t f64_to_bf16(double v) { return f32_to_bf16(f64_to_f32_round_to_odd(v)); }
+inline std::uint16_t f64_to_f16(double v) { return f32_to_f16(f64_to_f32_round_to_odd(v)); }
 
 }  // namespace shard::kernels
