@@ -129,6 +129,13 @@ HostTensor reorder(const HostTensor& x, const std::string& from, const std::stri
   return transpose(x, perm);
 }
 
+// acc[i] += a * b[i]: the hot loop of einsum_two. Cloned for AVX2 (chosen at load time on
+// CPUs that have it): four doubles per instruction instead of SSE2's two.
+__attribute__((target_clones("avx2", "default"))) void axpy_row(double* acc, double a, const float* b,
+                                                               std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) acc[i] += a * static_cast<double>(b[i]);
+}
+
 // Two operands as a batched matmul C[b,m,n] = sum_k A[b,m,k] B[b,k,n], in cache-friendly
 // tiled i-k-j order (the evaluator must stay usable at the seeds' sizes, e.g. 1024x4096 @ 4096x256).
 // Letters summed in one operand only are reduced first.
@@ -191,7 +198,7 @@ HostTensor einsum_two(const check::EinsumSpec& spec, const std::vector<HostTenso
               double av = Ar.floats[a_row + ik];
               const float* brow = Br.floats.data() + b_row;
               double* acc = facc.data() + im * tn;
-              for (std::int64_t in = 0; in < tn; ++in) acc[in] += av * static_cast<double>(brow[in]);
+              axpy_row(acc, av, brow, tn);
             } else {
               auto av = static_cast<std::uint64_t>(Ar.ints[a_row + ik]);
               const std::int64_t* brow = Br.ints.data() + b_row;
