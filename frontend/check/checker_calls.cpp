@@ -111,13 +111,17 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
     return result;
   }
 
-  // func / shard_map called from a func.
-  if (manual() || !ctx_->fn_stack.empty()) {
-    if (manual()) {
-      error(call.callee.range, "a shard_map body may call fn helpers only; '" + name + "' is a " +
-                                   std::string(ast::function_kind_name(callee.function_kind)));
-      return Value::error();
-    }
+  // func / shard_map called from a func (not from a shard_map body or an fn helper).
+  if (manual()) {
+    error(call.callee.range, "a shard_map body may call fn helpers only; '" + name + "' is a " +
+                                 std::string(ast::function_kind_name(callee.function_kind)));
+    return Value::error();
+  }
+  if (!ctx_->fn_stack.empty()) {
+    error(call.callee.range, "an fn helper may not call the " +
+                                 std::string(ast::function_kind_name(callee.function_kind)) + " '" + name + "'")
+        .note("call it from the func that uses the helper");
+    return Value::error();
   }
   const Signature* sig = signature_of(callee);
   if (!sig) return Value::error();  // reported once, with the callee

@@ -255,7 +255,13 @@ void Checker::check_results(const ast::FunctionDecl& d, const Value& v, const So
       continue;
     }
     Value m = val;
-    if (val.is_static_scalar()) m = materialize(val, *d.body);
+    if (val.is_static_scalar()) {
+      m = materialize(val, *d.body);
+      // A literal returned as a scalar result takes the result's dtype (it is weak).
+      if (want.is_array() && want.dims.empty() && m.type.dims.empty()) {
+        m = emit("convert", *d.body, {m}, want, {{"dtype", std::string(shard::dtype_short_name(want.dtype))}});
+      }
+    }
     if (ctx_->manual) {
       Type block = m.type;
       if (block.is_array() && block.weak && block.dims.empty()) block.dtype = want.dtype;
