@@ -37,8 +37,8 @@ constexpr std::uint32_t kTag = 0x3FFFFFFFu;
 constexpr std::size_t kAllReduceSplitBytes = 32 * 1024;
 }  // namespace
 
-InProcessCommunicator::InProcessCommunicator(int devices)
-    : channels_(std::make_unique<Channel[]>(devices)), devices_(devices) {}
+InProcessCommunicator::InProcessCommunicator(int devices, int spin_iterations)
+    : channels_(std::make_unique<Channel[]>(devices)), devices_(devices), spin_iterations_(spin_iterations) {}
 
 void InProcessCommunicator::begin_call(std::span<const int> devices, std::atomic<bool>* aborted) {
   for (int d : devices) {
@@ -94,7 +94,7 @@ InProcessCommunicator::Wait InProcessCommunicator::wait_for(int device, std::ato
     if ((v & kTag) >= tag) return Wait::reached;
     if ((v & kAbort) && aborted(device)) return Wait::aborted;
     if (v & kDeparted) return Wait::departed;
-    if (spin < kSpinIterations) {
+    if (spin < spin_iterations_) {
       cpu_relax();
     } else {
       word.wait(v, std::memory_order_acquire);

@@ -27,7 +27,8 @@ namespace shard::detail {
 
 class InProcessCommunicator final : public Communicator {
  public:
-  explicit InProcessCommunicator(int devices);
+  // `spin_iterations`: how long a waiting device polls before it sleeps on a futex.
+  InProcessCommunicator(int devices, int spin_iterations);
 
   Ticket start(int device, const Group& group, const CollectiveOp& op) override;
   void finish(int device, Ticket ticket) override;
@@ -82,6 +83,7 @@ class InProcessCommunicator final : public Communicator {
 
   std::unique_ptr<Channel[]> channels_;
   int devices_;
+  int spin_iterations_;
 };
 
 }  // namespace shard::detail

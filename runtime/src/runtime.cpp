@@ -48,7 +48,8 @@ Runtime::Runtime(int devices, int cores) {
   // An explicit OMP_NUM_THREADS is an upper bound (ThreadSanitizer runs set it to 1 to keep
   // libgomp's thread pool, which TSan cannot see through, out of the tested paths).
   if (std::getenv("OMP_NUM_THREADS") != nullptr) omp_threads_ = std::max(1, std::min(omp_threads_, omp_get_max_threads()));
-  comm_ = std::make_unique<detail::InProcessCommunicator>(devices);
+  comm_ = std::make_unique<detail::InProcessCommunicator>(
+      devices, devices <= cores ? detail::kSpinIterationsUndersubscribed : detail::kSpinIterations);
   busy_.assign(devices, 0);
   workers_.reserve(devices);
   for (int d = 0; d < devices; ++d) workers_.push_back(std::make_unique<Worker>(d, *comm_));

@@ -14,7 +14,10 @@ inline void cpu_relax() {
 #endif
 }
 
+// Spin iterations before sleeping: a few when device threads outnumber cores (the thread being
+// waited for needs this core), more when every device thread has a core of its own.
 constexpr int kSpinIterations = 8;
+constexpr int kSpinIterationsUndersubscribed = 64;
 
 // Returns the first value that differs from `old`.
 inline std::uint32_t wait_while_equal(const std::atomic<std::uint32_t>& word, std::uint32_t old) {
