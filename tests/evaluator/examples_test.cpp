@@ -250,6 +250,41 @@ TEST_P(Example, ExpectationsHold) {
 INSTANTIATE_TEST_SUITE_P(Examples, Example, ::testing::ValuesIn(example_files()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
+// Every function of every example (not only those with recorded expectations) evaluates on
+// deterministic inputs without an error, at the sizes used above.
+std::vector<std::string> all_example_files() {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(SHARDC_EXAMPLES_DIR))
+    if (entry.path().extension() == ".shard") files.push_back(entry.path().stem().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+class EveryExample : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryExample, EveryFunctionEvaluates) {
+  const std::string& name = GetParam();
+  Defines small;
+  if (auto it = kSmallSizes.find(name); it != kSmallSizes.end())
+    for (const auto& [constant, value] : it->second) small.push_back(Define{constant, value, std::to_string(value)});
+  auto src = testing::check_source(testing::read_file(example_path(name)), example_path(name), small);
+  ASSERT_TRUE(src.module) << src.errors;
+  for (const auto& f : src.module->functions) {
+    try {
+      auto start = std::chrono::steady_clock::now();
+      auto out = evaluate(*src.module, f.name, deterministic_inputs(*src.module, f.name, 0));
+      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      EXPECT_EQ(out.size(), f.result_types.size()) << f.name;
+      EXPECT_LT(seconds, 2.0) << f.name << " takes too long for a test";
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << name << "." << f.name << ": " << e.what();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, EveryExample, ::testing::ValuesIn(all_example_files()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
 TEST(ExpectedValueParser, ReadsNumpyPrintouts) {
   Expected e = ValueParser("[[3 0 1 2] [7 4 5 6]]").parse();
   EXPECT_EQ(e.shape, (Shape{2, 4}));
