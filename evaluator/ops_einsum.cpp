@@ -1,7 +1,9 @@
 #include "evaluator/ops_einsum.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <thread>
 
 #include "evaluator/eval_error.h"
 #include "evaluator/ops_elementwise.h"
@@ -183,38 +185,51 @@ HostTensor einsum_two(const check::EinsumSpec& spec, const std::vector<HostTenso
   // it (B at the seeds' sizes is tens of MB); accumulators per (row, column of the tile).
   constexpr std::int64_t kTileN = 256, kTileK = 256;
   bool is_float = C.is_float();
-  for (std::int64_t ib = 0; ib < nb; ++ib)
-    for (std::int64_t n0 = 0; n0 < nn; n0 += kTileN) {
-      std::int64_t tn = std::min(kTileN, nn - n0);
-      std::vector<double> facc(is_float ? static_cast<std::size_t>(nm * tn) : 0, 0.0);
-      std::vector<std::uint64_t> iacc(is_float ? 0 : static_cast<std::size_t>(nm * tn), 0);
-      for (std::int64_t k0 = 0; k0 < nk; k0 += kTileK) {
-        std::int64_t tk = std::min(kTileK, nk - k0);
-        for (std::int64_t im = 0; im < nm; ++im) {
-          std::int64_t a_row = (ib * nm + im) * nk;
-          for (std::int64_t ik = k0; ik < k0 + tk; ++ik) {
-            std::int64_t b_row = (ib * nk + ik) * nn + n0;
-            if (is_float) {
-              double av = Ar.floats[a_row + ik];
-              const float* brow = Br.floats.data() + b_row;
-              double* acc = facc.data() + im * tn;
-              axpy_row(acc, av, brow, tn);
-            } else {
-              auto av = static_cast<std::uint64_t>(Ar.ints[a_row + ik]);
-              const std::int64_t* brow = Br.ints.data() + b_row;
-              std::uint64_t* acc = iacc.data() + im * tn;
-              for (std::int64_t in = 0; in < tn; ++in) acc[in] += av * static_cast<std::uint64_t>(brow[in]);
-            }
+  // One task per (batch, column tile): tasks write disjoint elements of C, each in a fixed
+  // order, so the result does not depend on the number of threads.
+  auto column_tile = [&](std::int64_t ib, std::int64_t n0) {
+    std::int64_t tn = std::min(kTileN, nn - n0);
+    std::vector<double> facc(is_float ? static_cast<std::size_t>(nm * tn) : 0, 0.0);
+    std::vector<std::uint64_t> iacc(is_float ? 0 : static_cast<std::size_t>(nm * tn), 0);
+    for (std::int64_t k0 = 0; k0 < nk; k0 += kTileK) {
+      std::int64_t tk = std::min(kTileK, nk - k0);
+      for (std::int64_t im = 0; im < nm; ++im) {
+        std::int64_t a_row = (ib * nm + im) * nk;
+        for (std::int64_t ik = k0; ik < k0 + tk; ++ik) {
+          std::int64_t b_row = (ib * nk + ik) * nn + n0;
+          if (is_float) {
+            axpy_row(facc.data() + im * tn, Ar.floats[a_row + ik], Br.floats.data() + b_row, tn);
+          } else {
+            auto av = static_cast<std::uint64_t>(Ar.ints[a_row + ik]);
+            const std::int64_t* brow = Br.ints.data() + b_row;
+            std::uint64_t* acc = iacc.data() + im * tn;
+            for (std::int64_t in = 0; in < tn; ++in) acc[in] += av * static_cast<std::uint64_t>(brow[in]);
           }
         }
       }
-      for (std::int64_t im = 0; im < nm; ++im)
-        for (std::int64_t in = 0; in < tn; ++in) {
-          std::int64_t at = (ib * nm + im) * nn + n0 + in;
-          if (is_float) C.store_float(at, facc[im * tn + in]);
-          else C.store_int(at, static_cast<std::int64_t>(iacc[im * tn + in]));
-        }
     }
+    for (std::int64_t im = 0; im < nm; ++im)
+      for (std::int64_t in = 0; in < tn; ++in) {
+        std::int64_t at = (ib * nm + im) * nn + n0 + in;
+        if (is_float) C.store_float(at, facc[im * tn + in]);
+        else C.store_int(at, static_cast<std::int64_t>(iacc[im * tn + in]));
+      }
+  };
+  std::vector<std::pair<std::int64_t, std::int64_t>> tasks;
+  for (std::int64_t ib = 0; ib < nb; ++ib)
+    for (std::int64_t n0 = 0; n0 < nn; n0 += kTileN) tasks.emplace_back(ib, n0);
+  // Threads only pay off for big products (the seeds' sizes under `shardc run`).
+  double work = static_cast<double>(nb) * static_cast<double>(nm) * static_cast<double>(nk) * static_cast<double>(nn);
+  unsigned threads = work < 3.0e7 ? 1u : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks.size()));
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t t = next++; t < tasks.size(); t = next++) column_tile(tasks[t].first, tasks[t].second);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
   return reorder(C, batch + m + n, out);
 }
 

@@ -146,6 +146,23 @@ TEST(Einsum, MatmulBatchAndSummedLetters) {
   EXPECT_THROW(einsum("mk,kn->mn", {a, a}, DType::i32), EvalError);
 }
 
+TEST(Einsum, BigProductsSplitOverThreadsGiveTheSameResult) {
+  // 256x512 @ 512x300 is above the threshold where column tiles go to threads (2 tiles of 256
+  // and 44 columns); integers make the check exact.
+  const std::int64_t m = 256, k = 512, n = 300;
+  std::vector<std::int64_t> a(m * k), b(k * n);
+  for (std::int64_t i = 0; i < m * k; ++i) a[i] = (i * 7) % 13 - 6;
+  for (std::int64_t i = 0; i < k * n; ++i) b[i] = (i * 5) % 11 - 5;
+  HostTensor c = einsum("mk,kn->mn", {ints({m, k}, a), ints({k, n}, b)}, DType::i32);
+  ASSERT_EQ(c.shape, (Shape{m, n}));
+  for (std::int64_t i = 0; i < m; i += 37)
+    for (std::int64_t j = 0; j < n; ++j) {
+      std::int64_t want = 0;
+      for (std::int64_t q = 0; q < k; ++q) want += a[i * k + q] * b[q * n + j];
+      ASSERT_EQ(c.ints[i * n + j], want) << i << "," << j;
+    }
+}
+
 TEST(Shape, ReshapeTransposeSlices) {
   HostTensor x = ints({2, 3}, {0, 1, 2, 3, 4, 5});
   EXPECT_EQ(transpose(x, {1, 0}).ints, (std::vector<std::int64_t>{0, 3, 1, 4, 2, 5}));
