@@ -19,6 +19,7 @@
 #include "evaluator/compare.h"
 #include "evaluator/evaluate.h"
 #include "evaluator/format_numpy.h"
+#include "frontend/check/rules_einsum.h"
 #include "frontend/defines.h"
 
 namespace shardc::eval {
@@ -43,6 +44,36 @@ const std::map<std::string, std::vector<std::pair<std::string, std::int64_t>>> k
     {"reducescatter_collective_matmul", {{"B", 16}, {"F", 128}, {"D", 64}}},
     {"transformer_block", {{"B", 16}, {"D", 64}, {"F", 128}}},
 };
+
+// A rough count of the multiply-adds a function's trace costs (einsums: the product of all
+// letter sizes; other ops: their result size), so that an example too big for a test fails
+// at once with a hint instead of running for minutes. Called functions count too.
+double estimated_work(const check::CheckedModule& module, const check::CheckedFunction& f, int depth = 0) {
+  double work = 0;
+  for (const check::Op& op : f.ops) {
+    if (op.name == "call" && depth < 8) {
+      if (const auto* callee = module.find_function(std::get<std::string>(op.attrs.at("callee"))))
+        work += estimated_work(module, *callee, depth + 1);
+      continue;
+    }
+    double out = 1;
+    for (check::ValueId v : op.outputs)
+      for (std::int64_t d : f.values[v].is_array() ? f.values[v].shape() : Shape{}) out *= static_cast<double>(d);
+    if (op.name == "einsum") {
+      auto spec = check::parse_einsum(std::get<std::string>(op.attrs.at("spec")));
+      std::map<char, std::int64_t> size;
+      for (std::size_t k = 0; spec && k < spec->inputs.size() && k < op.inputs.size(); ++k)
+        for (std::size_t d = 0; d < spec->inputs[k].size(); ++d) size[spec->inputs[k][d]] = f.values[op.inputs[k]].shape().at(d);
+      out = 1;
+      for (auto [letter, n] : size) out *= static_cast<double>(n);
+    }
+    work += out;
+  }
+  // A shard_map body runs once per device.
+  return f.mesh && f.kind == ast::FunctionKind::shard_map ? work * static_cast<double>(f.mesh->device_count()) : work;
+}
+
+constexpr double kMaxTestWork = 2e8;
 
 // ---- parsing VALUE: numpy's printout as nested lists ----
 
@@ -159,6 +190,9 @@ class Runner {
     auto [func, index] = result_ref(ref);
     auto it = cache_.find(func);
     if (it == cache_.end()) {
+      const check::CheckedFunction* f = module_.find_function(func);
+      if (f && estimated_work(module_, *f) > kMaxTestWork)
+        throw std::runtime_error(func + " is too big for a test; give its file small sizes in kSmallSizes");
       auto start = std::chrono::steady_clock::now();
       auto values = evaluate(module_, func, {});
       double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -271,6 +305,10 @@ TEST_P(EveryExample, EveryFunctionEvaluates) {
   ASSERT_TRUE(src.module) << src.errors;
   for (const auto& f : src.module->functions) {
     try {
+      if (estimated_work(*src.module, f) > kMaxTestWork) {
+        ADD_FAILURE() << name << "." << f.name << " is too big for a test; give its file small sizes in kSmallSizes";
+        continue;
+      }
       auto start = std::chrono::steady_clock::now();
       auto out = evaluate(*src.module, f.name, deterministic_inputs(*src.module, f.name, 0));
       double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
