@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <cstdlib>
+#include <vector>
 
 namespace shard::kernels::detail {
 
@@ -23,6 +25,48 @@ void check_output(const View& v, const char* op) {
       throw ArgumentError(std::string(op) + ": the result is a broadcast view (stride 0 in dimension " +
                           std::to_string(d) + " of shape " + shape_string(v.shape) + ")");
     }
+  }
+}
+
+namespace {
+
+// Whether element address `p` is one of the view's elements: the offset is decomposed over the
+// dims from the largest stride down (exact for the nested strides that slices, transposes and
+// broadcasts of one array have). May miss an element for exotic strides, never invents one.
+bool holds_element(const View& v, const char* p) {
+  const auto esize = static_cast<std::int64_t>(dtype_size(v.dtype));
+  std::int64_t offset_bytes = p - static_cast<const char*>(v.data);
+  if (offset_bytes % esize != 0) return false;
+  std::int64_t rest = offset_bytes / esize;
+  std::vector<std::size_t> dims(v.shape.size());
+  for (std::size_t d = 0; d < dims.size(); ++d) dims[d] = d;
+  std::sort(dims.begin(), dims.end(), [&](std::size_t x, std::size_t y) {
+    return std::llabs(v.strides[x]) > std::llabs(v.strides[y]);
+  });
+  for (std::size_t d : dims) {
+    const std::int64_t stride = v.strides[d];
+    if (stride == 0) continue;
+    const std::int64_t i = std::clamp<std::int64_t>(rest / stride, 0, v.shape[d] - 1);
+    rest -= i * stride;
+  }
+  return rest == 0;
+}
+
+}  // namespace
+
+void check_no_overlap(const View& out, const View& in, const char* op, bool same_view_ok) {
+  if (out.size() == 0 || in.size() == 0) return;
+  if (same_view_ok && out.data == in.data && out.dtype == in.dtype && out.shape == in.shape &&
+      out.strides == in.strides) {
+    return;
+  }
+  // A shared element is proven by either view's first element lying in the other. This catches
+  // in-place transposes, shifted copies and matmuls into an operand, and never rejects views
+  // that merely interleave (two column blocks of one array).
+  if (holds_element(out, static_cast<const char*>(in.data)) || holds_element(in, static_cast<const char*>(out.data))) {
+    throw ArgumentError(std::string(op) + ": the result " + shape_string(out.shape) +
+                        " shares memory with an input " + shape_string(in.shape) +
+                        (same_view_ok ? " without being the same view" : "") + "; use a separate buffer");
   }
 }
 

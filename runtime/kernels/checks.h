@@ -13,6 +13,9 @@ namespace shard::kernels::detail {
 void check_view(const View& v, const char* op, const char* name);
 // A result view: also rejects stride 0 on a dimension of size > 1 (two elements, one address).
 void check_output(const View& v, const char* op);
+// The result must not share memory with an input, except (when `same_view_ok`) as exactly the
+// same view, which elementwise kernels read and write element by element in step.
+void check_no_overlap(const View& out, const View& in, const char* op, bool same_view_ok);
 void check_same_dtype(DType a, DType b, const char* op);
 void check_same_shape(const Shape& a, const Shape& b, const char* op);
 // numpy broadcasting: the shape of a op b. Throws ShapeError when they do not broadcast.

@@ -67,6 +67,7 @@ void copy(const View& src, const MutView& dst) {
   detail::check_view(src, "copy", "source");
   detail::check_output(dst, "copy");
   detail::check_same_shape(src.shape, dst.shape, "copy");
+  detail::check_no_overlap(dst, src, "copy", true);
   if (dst.size() == 0) return;
   if (src.dtype == dst.dtype && src.is_row_major() && dst.is_row_major()) {
     std::memmove(dst.data, src.data, static_cast<std::size_t>(dst.size()) * dtype_size(dst.dtype));

@@ -80,6 +80,8 @@ void check_broadcast(const View& a, const View& b, const MutView& out, const cha
   detail::check_view(a, op, "lhs");
   detail::check_view(b, op, "rhs");
   detail::check_output(out, op);
+  detail::check_no_overlap(out, a, op, true);
+  detail::check_no_overlap(out, b, op, true);
   const Shape shape = detail::broadcast_shapes(a.shape, b.shape, op);
   if (shape != out.shape) {
     throw ShapeError(std::string(op) + ": operands " + shape_string(a.shape) + " and " + shape_string(b.shape) +
@@ -169,6 +171,7 @@ void unary(Context& ctx, UnaryOp op, const View& x, const MutView& y) {
   detail::check_output(y, op_name(op));
   detail::check_same_dtype(x.dtype, y.dtype, op_name(op));
   detail::check_same_shape(x.shape, y.shape, op_name(op));
+  detail::check_no_overlap(y, x, op_name(op), true);
   if (y.size() == 0) return;
   if (detail::try_onednn_unary(ctx, op, x, y)) return;
   detail::dispatch(x.dtype, [&](auto tag) { unary_typed<decltype(tag)>(op, x, y); });

@@ -70,6 +70,8 @@ void check_shapes(const View& a, const View& b, const View& c) {
   if (bs[bs.size() - 2] != k || cs[cs.size() - 2] != m || cs.back() != n) {
     throw ShapeError("matmul: shapes do not fit: " + shapes());
   }
+  detail::check_no_overlap(c, a, "matmul", false);
+  detail::check_no_overlap(c, b, "matmul", false);
   // Batch dims: each operand's dim is c's or 1.
   for (const View* v : {&a, &b}) {
     const std::size_t lead = cs.size() - v->shape.size();

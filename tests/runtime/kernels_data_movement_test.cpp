@@ -129,3 +129,18 @@ TEST(KernelsDataMovement, ConcatAndRoll) {
   Array e(DType::i64, {0}), e2(DType::i64, {0});
   EXPECT_NO_THROW(sk::roll(e.view(), 3, 0, e2.mut()));
 }
+
+TEST(KernelsDataMovement, OverlappingResultsAreRejectedDisjointBlocksAreNot) {
+  Array x(DType::f32, {4, 4});
+  for (int k = 0; k < 16; ++k) x.set(k, k);
+  // Two column blocks of one array interleave in memory but share no element: fine.
+  sk::copy(x.view().sliced(1, 0, 2), x.mut().sliced(1, 2, 2));
+  EXPECT_EQ(x.get(2), 0);
+  EXPECT_EQ(x.get(15), 13);
+  // Shifted by one column: they share elements.
+  EXPECT_THROW(sk::copy(x.view().sliced(1, 0, 2), x.mut().sliced(1, 1, 2)), shard::ArgumentError);
+  // An in-place transpose.
+  EXPECT_THROW(sk::transpose(x.view(), {1, 0}, x.mut()), shard::ArgumentError);
+  // The very same view is a no-op copy, and allowed.
+  EXPECT_NO_THROW(sk::copy(x.view(), x.mut()));
+}

@@ -258,3 +258,13 @@ TEST(KernelsMatmul, APrimitiveIsMadePerOpenMpTeamSize) {
   other.join();
   EXPECT_EQ(sk::primitive_cache_stats().entries, before.entries + 1);
 }
+
+TEST(KernelsMatmul, AResultThatIsAnOperandIsRejected) {
+  sk::Context ctx;
+  Array a(DType::f32, {4, 4}), b(DType::f32, {4, 4});
+  EXPECT_THROW(sk::matmul(ctx, a.view(), b.view(), a.mut()), shard::ArgumentError);
+  EXPECT_THROW(sk::matmul(ctx, a.view(), b.view(), b.mut().permuted({1, 0})), shard::ArgumentError);
+  // Two row blocks of one buffer: a = rows 0..1, result = rows 2..3.
+  Array buf(DType::f32, {4, 4});
+  EXPECT_NO_THROW(sk::matmul(ctx, buf.view().sliced(0, 0, 2), b.view(), buf.mut().sliced(0, 2, 2)));
+}
