@@ -20,7 +20,10 @@ void Axes::push(std::string_view name) {
 std::string Axes::to_string() const {
   if (count_ == 1) return std::string(names_[0]);
   std::string s = "(";
-  for (int i = 0; i < count_; ++i) s += (i ? "," : "") + std::string(names_[i]);
+  for (int i = 0; i < count_; ++i) {
+    if (i) s += ',';
+    s.append(names_[i]);  // appends, not "," + name: GCC 12 warns falsely (PR 105329) on that
+  }
   return s + ")";
 }
 
