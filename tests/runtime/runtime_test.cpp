@@ -68,6 +68,36 @@ TEST(Runtime, DisjointCallsRunAtTheSameTime) {
   EXPECT_EQ(started.load(), 2);
 }
 
+TEST(Runtime, CollectivesOnTwoSubMeshesAtOnce) {
+  // The seeds' distillation: a teacher on devices 0..4 and a student on 4..8, each running
+  // collectives in its own call, concurrently.
+  Runtime rt{8};
+  const Mesh teacher({{"tp", 2}, {"x", 2}}, 0);
+  const Mesh student({{"dp", 4}}, 4);
+  std::atomic<int> teacher_ok{0}, student_ok{0};
+  std::thread other([&] {
+    for (int round = 0; round < 50; ++round)
+      rt.run(student, [&](Device& dev) {
+        Tensor x(DType::i32, {3});
+        x.as<std::int32_t>()[1] = dev.axis_index("dp");
+        const Tensor y = all_gather(dev, psum(dev, x, "dp"), "dp", 0, true);
+        if (y.dim(0) == 12 && y.as<std::int32_t>()[1] == 6 && y.as<std::int32_t>()[10] == 6) student_ok.fetch_add(1);
+      });
+  });
+  for (int round = 0; round < 50; ++round)
+    rt.run(teacher, [&](Device& dev) {
+      Tensor x(DType::i32, {2});
+      x.as<std::int32_t>()[0] = dev.id();
+      const Tensor y = ppermute_shift(dev, x, {"x", "tp"}, 1);  // rank = x*2 + tp
+      const int rank = dev.axis_index({"x", "tp"});
+      const int source_rank = (rank + 3) % 4, source = (source_rank % 2) * 2 + source_rank / 2;
+      if (y.as<std::int32_t>()[0] == source) teacher_ok.fetch_add(1);
+    });
+  other.join();
+  EXPECT_EQ(teacher_ok.load(), 50 * 4);
+  EXPECT_EQ(student_ok.load(), 50 * 4);
+}
+
 TEST(Runtime, OverlappingCallsAreSerialised) {
   Runtime rt{4};
   const Mesh a({{"x", 3}}, 0);
