@@ -60,6 +60,24 @@ inline Tensor convert(const Tensor& x, DType dtype) {
   return out;
 }
 
+// `x` in `dtype` without a copy when it already has it: converts into a temporary otherwise.
+class InDType {
+ public:
+  InDType(const Tensor& x, DType dtype) : x_(&x) {
+    if (x.dtype() != dtype) {
+      converted_ = convert(x, dtype);
+      x_ = &converted_;
+    }
+  }
+  InDType(const InDType&) = delete;
+  InDType& operator=(const InDType&) = delete;
+  const Tensor& operator*() const { return *x_; }
+
+ private:
+  const Tensor* x_;
+  Tensor converted_;
+};
+
 // A rank-0 tensor holding `value` converted to `dtype` (integers exactly).
 inline Tensor scalar_int(DType dtype, std::int64_t value) {
   Tensor out = Tensor::uninitialized(dtype, {});
@@ -82,34 +100,31 @@ inline std::int64_t to_index(const Tensor& t) {
 // ---- elementwise --------------------------------------------------------------------------
 
 inline Tensor unary(k::UnaryOp op, const Tensor& x, DType dtype) {
-  Tensor in = convert(x, dtype);
-  Tensor out = Tensor::uninitialized(dtype, in.shape());
-  k::unary(context(), op, in_view(in), out_view(out));
+  InDType in(x, dtype);
+  Tensor out = Tensor::uninitialized(dtype, (*in).shape());
+  k::unary(context(), op, in_view(*in), out_view(out));
   return out;
 }
 
 // Both operands are converted to `dtype` (the promoted dtype) and broadcast to `shape`.
 inline Tensor binary(k::BinaryOp op, const Tensor& a, const Tensor& b, DType dtype, Shape shape) {
-  Tensor ca = convert(a, dtype);
-  Tensor cb = convert(b, dtype);
+  InDType ca(a, dtype), cb(b, dtype);
   Tensor out = Tensor::uninitialized(dtype, std::move(shape));
-  k::binary(context(), op, in_view(ca), in_view(cb), out_view(out));
+  k::binary(context(), op, in_view(*ca), in_view(*cb), out_view(out));
   return out;
 }
 
 inline Tensor compare(k::CompareOp op, const Tensor& a, const Tensor& b, DType dtype, Shape shape) {
-  Tensor ca = convert(a, dtype);
-  Tensor cb = convert(b, dtype);
+  InDType ca(a, dtype), cb(b, dtype);
   Tensor out = Tensor::uninitialized(DType::boolean, std::move(shape));
-  k::compare(op, in_view(ca), in_view(cb), out_view(out));
+  k::compare(op, in_view(*ca), in_view(*cb), out_view(out));
   return out;
 }
 
 inline Tensor select(const Tensor& cond, const Tensor& a, const Tensor& b, DType dtype, Shape shape) {
-  Tensor ca = convert(a, dtype);
-  Tensor cb = convert(b, dtype);
+  InDType ca(a, dtype), cb(b, dtype);
   Tensor out = Tensor::uninitialized(dtype, std::move(shape));
-  k::select(in_view(cond), in_view(ca), in_view(cb), out_view(out));
+  k::select(in_view(cond), in_view(*ca), in_view(*cb), out_view(out));
   return out;
 }
 
@@ -206,8 +221,9 @@ inline Tensor roll(const Tensor& x, std::int64_t shift, int axis) {
 
 inline Tensor reduce(k::ReduceOp op, const Tensor& x, const std::vector<int>& axes, DType dtype, Shape shape) {
   Tensor out = Tensor::uninitialized(dtype, std::move(shape));
-  Tensor in = op == k::ReduceOp::mean ? x : convert(x, dtype);
-  k::reduce(context(), op, in_view(in), axes, out_view(out));
+  // mean of integers reads them as they are and writes floats; the rest compute in `dtype`.
+  InDType in(x, op == k::ReduceOp::mean ? x.dtype() : dtype);
+  k::reduce(context(), op, in_view(*in), axes, out_view(out));
   return out;
 }
 
@@ -240,8 +256,10 @@ class Einsum {
       throw shard::ArgumentError("einsum spec '" + std::string(spec) + "' needs two operands and ->");
     std::string la(spec.substr(0, comma)), lb(spec.substr(comma + 1, arrow - comma - 1)),
         lo(spec.substr(arrow + 2));
-    Tensor ca = sum_private(convert(a, dtype), la, lb, lo);
-    Tensor cb = sum_private(convert(b, dtype), lb, la, lo);
+    InDType a_in(a, dtype), b_in(b, dtype);
+    Tensor a_summed, b_summed;  // set only when a letter is summed away first
+    const Tensor& ca = sum_private(*a_in, la, lb, lo, a_summed);
+    const Tensor& cb = sum_private(*b_in, lb, la, lo, b_summed);
     std::string batch, free_a, free_b, contracted;
     for (char c : la) {
       bool in_b = lb.find(c) != std::string::npos, in_o = lo.find(c) != std::string::npos;
@@ -262,10 +280,11 @@ class Einsum {
                                 std::to_string(dim_of(cb, lb, c)));
       K *= dim_of(ca, la, c);
     }
-    Tensor pa = arrange(ca, la, batch + free_a + contracted, {B, M, K});
-    Tensor pb = arrange(cb, lb, batch + contracted + free_b, {B, K, N});
+    Tensor a_moved, b_moved;  // set only when an operand's letters must be reordered
+    k::View pa = arrange(ca, la, batch + free_a + contracted, {B, M, K}, a_moved);
+    k::View pb = arrange(cb, lb, batch + contracted + free_b, {B, K, N}, b_moved);
     Tensor product = Tensor::uninitialized(dtype, {B, M, N});
-    k::matmul(context(), in_view(pa), in_view(pb), out_view(product));
+    k::matmul(context(), pa, pb, out_view(product));
     std::string order = batch + free_a + free_b;
     Shape natural;
     for (char c : order) natural.push_back(la.find(c) != std::string::npos ? dim_of(ca, la, c) : dim_of(cb, lb, c));
@@ -285,8 +304,10 @@ class Einsum {
       if (perm[i] != static_cast<int>(i)) return false;
     return true;
   }
-  // Sums the letters of `mine` found neither in `other` nor in `out`, and drops them from `mine`.
-  static Tensor sum_private(Tensor x, std::string& mine, const std::string& other, const std::string& out) {
+  // Sums the letters of `mine` found neither in `other` nor in `out`, and drops them from
+  // `mine`. Returns x itself when there are none, else the sum (held in `storage`).
+  static const Tensor& sum_private(const Tensor& x, std::string& mine, const std::string& other,
+                                   const std::string& out, Tensor& storage) {
     std::vector<int> axes;
     std::string kept;
     for (std::size_t i = 0; i < mine.size(); ++i) {
@@ -300,14 +321,18 @@ class Einsum {
     for (std::size_t i = 0; i < mine.size(); ++i)
       if (std::find(axes.begin(), axes.end(), static_cast<int>(i)) == axes.end()) shape.push_back(x.dim(static_cast<int>(i)));
     mine = kept;
-    return reduce(k::ReduceOp::sum, x, axes, x.dtype(), shape);
+    storage = reduce(k::ReduceOp::sum, x, axes, x.dtype(), shape);
+    return storage;
   }
-  // Permutes x (letters `have`) to the letter order `want` and flattens it to `flat`.
-  static Tensor arrange(const Tensor& x, const std::string& have, const std::string& want, Shape flat) {
+  // x (letters `have`) as a [B, rows, cols] view in the letter order `want`: the tensor itself
+  // when the order already matches (no copy), else a transposed copy held in `storage`.
+  static k::View arrange(const Tensor& x, const std::string& have, const std::string& want, Shape flat,
+                         Tensor& storage) {
     std::vector<int> perm;
     for (char c : want) perm.push_back(static_cast<int>(have.find(c)));
-    if (is_identity(perm)) return Tensor(x).reshaped(std::move(flat));
-    return transpose(x, perm).reshaped(std::move(flat));
+    if (is_identity(perm)) return k::View::contiguous(x.data(), x.dtype(), std::move(flat));
+    storage = transpose(x, perm);
+    return k::View::contiguous(storage.data(), storage.dtype(), std::move(flat));
   }
 };
 

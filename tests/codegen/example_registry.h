@@ -1,6 +1,7 @@
 // The examples compiled into codegen_examples_test (the list is in CMakeLists.txt).
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,3 +18,6 @@ struct ExampleEntry {
 };
 
 const std::vector<ExampleEntry>& all_examples();
+
+// gtest prints a test parameter with this: the example's name.
+inline void PrintTo(const ExampleEntry& e, std::ostream* os) { *os << e.name; }

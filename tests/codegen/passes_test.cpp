@@ -1,0 +1,146 @@
+// The lowering passes on small programs: which collectives each inserts, and where the
+// scheduler puts start and wait. (Their numerical results are checked end to end by
+// codegen_examples_test against the reference evaluator.)
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "codegen/pipeline.h"
+#include "codegen/print_ir.h"
+#include "frontend/check/check.h"
+#include "frontend/parse.h"
+
+namespace shardc::codegen {
+namespace {
+
+struct Lowered {
+  std::unique_ptr<ast::Module> ast;  // the checked module points into it
+  std::optional<Module> module;
+  std::string errors;
+};
+
+Lowered lower(const std::string& text) {
+  Lowered out;
+  Diagnostics diags;
+  out.ast = parse(text, "test.shard", diags);
+  if (out.ast) {
+    auto checked = check::check(*out.ast, {}, diags).module;
+    if (checked && !diags.has_errors()) out.module = lower_module(checked, diags);
+  }
+  std::ostringstream s;
+  diags.render(s);
+  out.errors = s.str();
+  return out;
+}
+
+// The op kinds of a function's body, in order, collectives written as start/wait names.
+std::vector<std::string> kinds(const Module& m, const std::string& function) {
+  std::vector<std::string> out;
+  for (const InstrPtr& i : m.find(function)->body) {
+    std::string k(op_kind_name(i->kind()));
+    if (i->kind() == OpKind::start || i->kind() == OpKind::wait) k += ":" + i->string_attr("collective");
+    out.push_back(k);
+  }
+  return out;
+}
+
+int count(const std::vector<std::string>& ks, const std::string& k) {
+  return static_cast<int>(std::count(ks.begin(), ks.end(), k));
+}
+
+const char* kMesh = "mesh g = [X: 2, Y: 4];\n";
+
+TEST(LowerEinsums, OutReplicatedAllReducesThePartialSums) {
+  auto l = lower(std::string(kMesh) +
+                 "func f(a: f32[8@X, 16@Y], b: f32[16@Y, 4]) -> f32[8@X, 4] on g { return einsum(\"bd,df->bf\", a, b, out=[X, None]); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  auto k = kinds(*l.module, "f");
+  EXPECT_EQ(count(k, "einsum"), 1);
+  EXPECT_EQ(count(k, "start:psum"), 1);
+  EXPECT_EQ(count(k, "start:all_gather"), 0);
+}
+
+TEST(LowerEinsums, OutShardedReduceScatters) {
+  auto l = lower(std::string(kMesh) +
+                 "func f(a: f32[8@X, 16@Y], b: f32[16@Y, 4]) -> f32[8@X, 4@Y] on g { return einsum(\"bd,df->bf\", a, b, out=[X, Y]); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  auto k = kinds(*l.module, "f");
+  EXPECT_EQ(count(k, "start:psum_scatter"), 1);
+  EXPECT_EQ(count(k, "start:psum"), 0);
+}
+
+TEST(LowerEinsums, ContractingDimShardedOnOneSideIsGathered) {
+  auto l = lower(std::string(kMesh) + "func f(a: f32[8, 16], b: f32[16@Y, 4]) -> f32[8, 4] on g { return a @ b; }");
+  ASSERT_TRUE(l.module) << l.errors;
+  auto k = kinds(*l.module, "f");
+  EXPECT_EQ(count(k, "start:all_gather"), 1);
+  EXPECT_EQ(count(k, "start:psum"), 0);
+}
+
+TEST(LowerEinsums, UnshardedContractionNeedsNoCommunication) {
+  auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16], b: f32[16, 4@Y]) -> f32[8@X, 4@Y] on g { return a @ b; }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "param", "einsum"}));
+}
+
+TEST(LowerReductions, ReducingAShardedDimAllReduces) {
+  auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16@Y]) -> f32[16@Y] on g { return sum(a, axis=0); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  auto k = kinds(*l.module, "f");
+  EXPECT_EQ(count(k, "reduce"), 1);
+  EXPECT_EQ(count(k, "start:psum"), 1);
+}
+
+TEST(LowerReductions, ReducingAReplicatedDimStaysLocal) {
+  auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16]) -> f32[8@X] on g { return max(a, axis=1); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "reduce"}));
+}
+
+TEST(LowerReshards, MovingAnAxisBetweenDimsIsOneAllToAll) {
+  auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16]) -> f32[8, 16@X] on g { return reshard(a, [None, X]); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "start:all_to_all", "wait:all_to_all"}));
+}
+
+TEST(LowerReshards, ShardingAReplicatedArrayIsFree) {
+  auto l = lower(std::string(kMesh) + "func f(a: f32[8, 16]) -> f32[8@X, 16@Y] on g { return reshard(a, [X, Y]); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "take_piece", "take_piece"}));
+}
+
+TEST(LowerReshards, ReplicatingGathersEachAxis) {
+  auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16@Y]) -> f32[8, 16] on g { return reshard(a, []); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  auto k = kinds(*l.module, "f");
+  EXPECT_EQ(count(k, "start:all_gather"), 2);
+}
+
+TEST(ScheduleCollectives, StartsEarlyAndWaitsLate) {
+  // The psum's operand is ready before the independent matmul: the psum starts before it and
+  // is waited for only where its result is used.
+  auto l = lower(std::string(kMesh) +
+                 "shard_map f(a: f32[8@X, 64@Y], b: f32[16, 16]) -> f32[8@X, 64@Y] on g {\n"
+                 "  let s = psum(a, Y);\n"
+                 "  let m = a @ b;\n"
+                 "  return s + m;\n"
+                 "}");
+  ASSERT_TRUE(l.module) << l.errors;
+  auto k = kinds(*l.module, "f");
+  auto at = [&](const std::string& name) { return std::find(k.begin(), k.end(), name) - k.begin(); };
+  ASSERT_EQ(count(k, "start:psum"), 1);
+  EXPECT_LT(at("start:psum"), at("einsum"));
+  EXPECT_LT(at("einsum"), at("wait:psum"));
+  EXPECT_LT(at("wait:psum"), at("binary"));
+}
+
+TEST(Pipeline, ManualCollectivesStayAsWritten) {
+  auto l = lower(std::string(kMesh) +
+                 "shard_map f(a: f32[8@X, 16@Y]) -> f32[8@X, 16@Y] on g { return ppermute(a, Y, shift=1); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "start:ppermute", "wait:ppermute"}));
+}
+
+}  // namespace
+}  // namespace shardc::codegen
