@@ -80,9 +80,12 @@ void run_file(const std::string& path, const DriverOptions& options, std::istrea
     request.emit_cpp = request.emit_cpp || kind == EmitKind::cpp;
   }
   request.output_dir = options.output_dir;
-  if (!options.output_dir && !options.check_only && options.emits.empty()) request.output_dir.emplace(1, '.');
+  if (!options.output_dir && !options.check_only && options.emits.empty() && !options.trace_passes)
+    request.output_dir.emplace(1, '.');
   request.source_path = path;
-  if (!options.check_only && (request.output_dir || request.emit_ir || request.emit_schedule || request.emit_cpp))
+  request.trace_passes = options.trace_passes;
+  if (!options.check_only &&
+      (request.output_dir || request.emit_ir || request.emit_schedule || request.emit_cpp || request.trace_passes))
     codegen::generate(checked.module, request, out, diags);
   return;
 #endif

@@ -21,6 +21,7 @@ struct DriverOptions {
   std::vector<EmitKind> emits;              // --emit=..., in the order given
   Defines defines;                          // -D NAME=VALUE
   std::optional<std::string> output_dir;    // -o DIR
+  bool trace_passes = false;                // --trace-passes: the IR after each codegen pass, timed
   ParseLimits limits;
 };
 

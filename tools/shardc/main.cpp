@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("-o", options.output_dir, "output directory for generated C++");
+  app.add_flag("--trace-passes", options.trace_passes, "print the IR after each code generation pass, with its time");
 
   try {
     app.parse(argc, argv);
