@@ -50,11 +50,26 @@ struct Runs {
   std::string error;
 };
 
+// "coll/psum/8/4096/iterations:200/manual_time" -> "coll/psum/8/4096": Google Benchmark appends
+// the fixed iteration count and the timing mode to the registered name.
+std::string base_name(std::string name) {
+  std::string out;
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    const std::size_t end = std::min(name.find('/', start), name.size());
+    const std::string part = name.substr(start, end - start);
+    if (part.rfind("iterations:", 0) != 0 && part != "manual_time" && part != "real_time")
+      out += (out.empty() ? "" : "/") + part;
+    start = end + 1;
+  }
+  return out;
+}
+
 std::map<std::string, Runs> read_runtime(const json& doc) {
   std::map<std::string, Runs> runs;
   for (const json& b : doc.at("benchmarks")) {
     if (b.value("run_type", "iteration") != "iteration") continue;
-    Runs& r = runs[b.at("run_name").get<std::string>()];
+    Runs& r = runs[base_name(b.at("run_name").get<std::string>())];
     if (b.value("error_occurred", false)) {
       r.error = b.value("error_message", "error");
       continue;
@@ -118,9 +133,9 @@ int main(int argc, char** argv) {
     for (Op op : shard_bench::kAllOps) {
       for (std::int64_t size : shard_bench::kSizes) {
         const std::string base = "coll/" + std::string(shard_bench::op_name(op)) + "/" + std::to_string(n) + "/";
-        const double t = runtime_seconds(base + std::to_string(size) + "/manual_time");
-        const double t_copy = runtime_seconds("coll/memcpy/" + std::to_string(n) + "/" + std::to_string(size) + "/manual_time");
-        const double t_add = runtime_seconds("coll/add/" + std::to_string(n) + "/" + std::to_string(size) + "/manual_time");
+        const double t = runtime_seconds(base + std::to_string(size));
+        const double t_copy = runtime_seconds("coll/memcpy/" + std::to_string(n) + "/" + std::to_string(size));
+        const double t_add = runtime_seconds("coll/add/" + std::to_string(n) + "/" + std::to_string(size));
         if (t <= 0) continue;
         const double busbw = static_cast<double>(size) / t * shard_bench::busbw_factor(op, n);
         const double written = shard_bench::bytes_written(op, n, size) / t;
@@ -164,7 +179,7 @@ int main(int argc, char** argv) {
 
   std::printf("\n== sharded matmul x[1024,4096] @ w[4096,256] on [dp:4,tp:2] vs one oneDNN matmul (paired samples)\n");
   for (const char* form : {"rows", "scatter"}) {
-    const std::string name = std::string("matmul/") + form + "/manual_time";
+    const std::string name = std::string("matmul/") + form;
     auto it = runtime.find(name);
     if (it == runtime.end()) continue;
     if (!it->second.error.empty()) {

@@ -4,13 +4,15 @@
 // Same sizes, data, per-call op counts and formulas as runtime_bench (bench_model.h):
 // all_reduce = MPI_Allreduce, all_gather = MPI_Allgather, reduce_scatter =
 // MPI_Reduce_scatter_block, all_to_all = MPI_Alltoall, permute = MPI_Sendrecv to rank+1 from
-// rank-1. One call: MPI_Barrier, K back-to-back ops, time = slowest rank / K; one sample is the
+// rank-1. One call: MPI_Barrier, K back-to-back ops, time = (last rank's end - first rank's
+// start) / K, as runtime_bench times its device threads; one sample is the
 // mean of calls_per_sample calls, as a runtime_bench repetition. Each op has one untimed
 // warm-up sample; the reported time is the median of R samples. Outputs are checked
 // after timing. Rank 0 prints a line per result and writes them as JSON.
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -47,6 +49,12 @@ void run_op(Op op, int n, int rank, const std::vector<float>& in, std::vector<fl
       break;
     default: break;
   }
+}
+
+// CLOCK_MONOTONIC (libstdc++'s steady_clock) is one clock for every process of the machine, so
+// starts and ends of different ranks compare, as runtime_bench's device threads do.
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 double median(std::vector<double> v) {
@@ -91,11 +99,13 @@ int main(int argc, char** argv) {
         double sum = 0;
         for (int call = 0; call < calls; ++call) {
           MPI_Barrier(MPI_COMM_WORLD);
-          const double t0 = MPI_Wtime();
+          const double t0 = now_seconds();
           for (int i = 0; i < k; ++i) run_op(op, n, rank, in, out);
-          double elapsed = MPI_Wtime() - t0, slowest = 0;
-          MPI_Allreduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-          sum += slowest / k;
+          const double t1 = now_seconds();
+          double first_start = 0, last_end = 0;
+          MPI_Allreduce(&t0, &first_start, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+          MPI_Allreduce(&t1, &last_end, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+          sum += (last_end - first_start) / k;
         }
         if (rep > 0) samples.push_back(sum / calls);
       }
