@@ -51,18 +51,21 @@ void InProcessCommunicator::begin_call(std::span<const int> devices, std::atomic
 void InProcessCommunicator::abort_call(std::span<const int> devices) noexcept {
   for (int d : devices)
     for (Slot& s : channels_[d].slots)
-      for (auto* word : {&s.ready, &s.stage, &s.finished}) {
-        word->fetch_or(kAbort, std::memory_order_seq_cst);
-        word->notify_all();
+      for (Word word : {&Slot::ready, &Slot::stage, &Slot::finished}) {
+        (s.*word).fetch_or(kAbort, std::memory_order_seq_cst);
+        wake(s, word);
       }
 }
 
 void InProcessCommunicator::leave_call(int device) noexcept {
-  for (Slot& s : channels_[device].slots)
-    for (auto* word : {&s.ready, &s.stage, &s.finished}) {
-      word->fetch_or(kDeparted, std::memory_order_seq_cst);
-      word->notify_all();
-    }
+  Channel& ch = channels_[device];
+  for (Slot& s : ch.slots)
+    for (auto* word : {&s.ready, &s.stage, &s.finished}) word->fetch_or(kDeparted, std::memory_order_seq_cst);
+  // Only one word can have a sleeper that is not already woken: the ready word of the operation
+  // this device never started (a peer there is in a collective this device skipped). Waits on
+  // earlier operations ended when this device finished them, or by abort_call if it threw.
+  // Notifying just that word keeps the launch of an empty call cheap.
+  wake(ch.slots[ch.started % kSlots], &Slot::ready);
 }
 
 void InProcessCommunicator::end_call(std::span<const int> devices) noexcept {
@@ -79,16 +82,30 @@ void InProcessCommunicator::end_call(std::span<const int> devices) noexcept {
     }
 }
 
-void InProcessCommunicator::publish(std::atomic<std::uint32_t>& word, std::uint32_t tag) {
+void InProcessCommunicator::sleep_on(Slot& slot, Word word, std::uint32_t seen) {
+  // Registering before the last check pairs with wake(): either the waker sees a sleeper, or
+  // this thread sees the new value (all sequentially consistent).
+  slot.sleepers.fetch_add(1, std::memory_order_seq_cst);
+  if ((slot.*word).load(std::memory_order_seq_cst) == seen) (slot.*word).wait(seen, std::memory_order_acquire);
+  slot.sleepers.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+void InProcessCommunicator::wake(Slot& slot, Word word) {
+  if (slot.sleepers.load(std::memory_order_seq_cst) != 0) (slot.*word).notify_all();
+}
+
+void InProcessCommunicator::publish(Slot& slot, Word word_member, std::uint32_t tag) {
+  std::atomic<std::uint32_t>& word = slot.*word_member;
   // Set the word to `tag`, keeping the flag bits that other threads may set concurrently.
   std::uint32_t v = word.load(std::memory_order_relaxed);
   while (!word.compare_exchange_weak(v, tag | (v & ~kTag), std::memory_order_seq_cst)) {
   }
-  word.notify_all();
+  wake(slot, word_member);
 }
 
-InProcessCommunicator::Wait InProcessCommunicator::wait_for(int device, std::atomic<std::uint32_t>& word,
+InProcessCommunicator::Wait InProcessCommunicator::wait_for(int device, Slot& slot, Word word_member,
                                                             std::uint32_t tag) {
+  std::atomic<std::uint32_t>& word = slot.*word_member;
   std::uint32_t v = word.load(std::memory_order_acquire);
   for (int spin = 0;; ++spin) {
     if ((v & kTag) >= tag) return Wait::reached;
@@ -97,7 +114,7 @@ InProcessCommunicator::Wait InProcessCommunicator::wait_for(int device, std::ato
     if (spin < spin_iterations_) {
       cpu_relax();
     } else {
-      word.wait(v, std::memory_order_acquire);
+      sleep_on(slot, word_member, v);
     }
     v = word.load(std::memory_order_acquire);
   }
@@ -119,7 +136,7 @@ Ticket InProcessCommunicator::start(int device, const Group& group, const Collec
   mine.op = &op;
   mine.group = &group;
   mine.open = true;
-  publish(mine.ready, tag);
+  publish(mine, &Slot::ready, tag);
   return Ticket{tag};
 }
 
@@ -148,7 +165,7 @@ void InProcessCommunicator::finish(int device, Ticket ticket) {
   const Group& group = *mine.group;
   for (int member : group.members) {
     if (member == device) continue;
-    const Wait w = wait_for(device, peer_slot(member, tag).ready, tag);
+    const Wait w = wait_for(device, peer_slot(member, tag), &Slot::ready, tag);
     if (w == Wait::reached) continue;
     release(device, group, tag);
     if (w == Wait::aborted) throw CallAborted{};
@@ -181,27 +198,27 @@ void InProcessCommunicator::cancel(int device, Ticket ticket) noexcept {
 
 void InProcessCommunicator::release(int device, const Group& group, std::uint32_t tag) noexcept {
   Slot& mine = peer_slot(device, tag);
-  publish(mine.finished, tag);
+  publish(mine, &Slot::finished, tag);
   for (int member : group.members) {
     if (member == device) continue;
     Slot& peer = peer_slot(member, tag);
-    const Wait w = wait_for(device, peer.finished, tag);
+    const Wait w = wait_for(device, peer, &Slot::finished, tag);
     if (w == Wait::reached) continue;
     if (w == Wait::departed) continue;  // it returned without joining: it never read my buffers
     // Aborted: a peer that already acquired may be copying from my buffers right now; let it end.
     if (peer.acquired.load(std::memory_order_seq_cst) >= tag) {
       std::uint32_t v;
-      while (((v = peer.finished.load(std::memory_order_acquire)) & kTag) < tag) peer.finished.wait(v);
+      while (((v = peer.finished.load(std::memory_order_acquire)) & kTag) < tag) sleep_on(peer, &Slot::finished, v);
     }
   }
   mine.open = false;
 }
 
 void InProcessCommunicator::stage_barrier(int device, const Group& group, std::uint32_t tag) {
-  publish(peer_slot(device, tag).stage, tag);
+  publish(peer_slot(device, tag), &Slot::stage, tag);
   for (int member : group.members) {
     if (member == device) continue;
-    const Wait w = wait_for(device, peer_slot(member, tag).stage, tag);
+    const Wait w = wait_for(device, peer_slot(member, tag), &Slot::stage, tag);
     if (w == Wait::aborted) throw CallAborted{};
     if (w == Wait::departed) throw_departed(device, member, group, tag);
   }

@@ -46,6 +46,9 @@ class InProcessCommunicator final : public Communicator {
     std::atomic<std::uint32_t> acquired{0};
     std::atomic<std::uint32_t> stage{0};
     std::atomic<std::uint32_t> finished{0};
+    // Threads sleeping (or about to) on one of this slot's words: a notify costs a futex call
+    // only when this is non-zero.
+    std::atomic<std::uint32_t> sleepers{0};
     const CollectiveOp* op = nullptr;  // published with ready
     const Group* group = nullptr;
     bool open = false;  // started and not yet finished or cancelled (owner only)
@@ -62,9 +65,13 @@ class InProcessCommunicator final : public Communicator {
   // Waits until the word reaches `tag`, unless the call is aborted or the word's owner has
   // left the call first.
   enum class Wait { reached, aborted, departed };
-  Wait wait_for(int device, std::atomic<std::uint32_t>& word, std::uint32_t tag);
+  using Word = std::atomic<std::uint32_t> Slot::*;
+  Wait wait_for(int device, Slot& slot, Word word, std::uint32_t tag);
+  // Sleeps while slot.*word == seen (registered as a sleeper so that wake() notifies).
+  static void sleep_on(Slot& slot, Word word, std::uint32_t seen);
+  static void wake(Slot& slot, Word word);
   [[noreturn]] void throw_departed(int device, int peer, const Group& group, std::uint32_t tag);
-  void publish(std::atomic<std::uint32_t>& word, std::uint32_t tag);
+  void publish(Slot& slot, Word word, std::uint32_t tag);
   void stage_barrier(int device, const Group& group, std::uint32_t tag);
   void release(int device, const Group& group, std::uint32_t tag) noexcept;
   void check_peers_match(int device, const Group& group, std::uint32_t tag);
