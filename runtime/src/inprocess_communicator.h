@@ -10,6 +10,10 @@
 //           possibly with a mid-way stage barrier (all_reduce: my share is reduced, take theirs);
 //           release: finished := tag, then wait for every peer's finished >= tag, since peers
 //           may still be reading my input and output, which the caller frees once I return.
+// Waiting is a short poll, then a futex sleep (std::atomic::wait); each slot counts its sleepers
+// so that publishing costs a futex call only when someone sleeps on that slot.
+// A device whose part of the call returns sets kDeparted on its words: a peer still waiting for
+// it gets an ArgumentError (a non-SPMD program) instead of waiting forever.
 // On abort the flag words get the kAbort bit and every sleeper wakes. A device unwinding still
 // waits for peers that have acquired (are copying from its buffers) but not for the others:
 // a peer sets acquired before it checks the abort flag, and the unwinder checks acquired after
