@@ -254,15 +254,16 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
                  double_text(instr.float_attr("step")) + ", " + std::to_string(instr.int_attr("size")) + ", " +
                  spec(f, s) + ")");
     }
-    case OpKind::key: return "p::Key " + out + " = p::make_key(" + in(0) + ");";
+    // Keys are plain structs: one drawn but never used would warn; a seed's key often is.
+    case OpKind::key: return "[[maybe_unused]] p::Key " + out + " = p::make_key(" + in(0) + ");";
     case OpKind::split_key: {
       std::string s;
       for (std::size_t i = 0; i < instr.outputs().size(); ++i)
-        s += (i ? "\n" : "") + std::string("p::Key ") + name(f, instr.outputs()[i]) + " = p::split_at(" + in(0) + ", " +
+        s += (i ? "\n" : "") + std::string("[[maybe_unused]] p::Key ") + name(f, instr.outputs()[i]) + " = p::split_at(" + in(0) + ", " +
              std::to_string(i) + ");";
       return s;
     }
-    case OpKind::fold_in: return "p::Key " + out + " = p::fold_in(" + in(0) + ", " + in(1) + ");";
+    case OpKind::fold_in: return "[[maybe_unused]] p::Key " + out + " = p::fold_in(" + in(0) + ", " + in(1) + ");";
     case OpKind::random: {
       std::vector<AxisList> s = instr.spec_attr("spec");
       const auto& global = instr.ints_attr("global_shape");

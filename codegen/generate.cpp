@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <ostream>
 
 #include "codegen/emit_cpp.h"
@@ -15,7 +16,15 @@
 namespace shardc::codegen {
 namespace {
 
+// Leaves an identical file untouched, so that builds (ninja's restat) do not recompile it.
 bool write_file(const std::filesystem::path& path, const std::string& text, Diagnostics& diags) {
+  {
+    std::ifstream existing(path, std::ios::binary);
+    if (existing) {
+      std::string old((std::istreambuf_iterator<char>(existing)), std::istreambuf_iterator<char>());
+      if (old == text) return true;
+    }
+  }
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file << text;
   file.close();
