@@ -101,8 +101,9 @@ int main(int argc, char** argv) {
   bool failures = false;
   try {
     runtime = read_runtime(read_json(argv[1]));
-    for (int i = 2; i < argc; ++i)
-      for (const json& r : read_json(argv[i]).at("mpi_results")) {
+    for (int i = 2; i < argc; ++i) {
+      const json doc = read_json(argv[i]);  // kept: a range-for over a temporary's member dangles
+      for (const json& r : doc.at("mpi_results")) {
         if (!r.at("correct").get<bool>()) {
           std::printf("MPI %s n=%d: wrong output\n", r.at("op").get<std::string>().c_str(), r.at("devices").get<int>());
           failures = true;
@@ -110,6 +111,7 @@ int main(int argc, char** argv) {
         mpi[{r.at("op").get<std::string>(), r.at("devices").get<int>(), r.at("bytes").get<std::int64_t>()}] =
             r.at("seconds").get<double>();
       }
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_report: %s\n", e.what());
     return 1;

@@ -23,7 +23,7 @@ mkdir -p "$out"
 } | tee "$out/machine.txt"
 
 echo "== runtime_bench ($reps repetitions)"
-"$build/bench/runtime_bench" --benchmark_repetitions="$reps" --benchmark_min_time=0.1 \
+"$build/bench/runtime_bench" --benchmark_repetitions="$reps" --benchmark_min_time=0.1 --benchmark_display_aggregates_only=true \
   --benchmark_out="$out/runtime.json" --benchmark_out_format=json | tee "$out/runtime.txt"
 
 for n in 8 2; do
