@@ -150,6 +150,7 @@ int main(int argc, char** argv) {
         const double bound =
             t_copy > 0 && t_add > 0 ? shard_bench::bound_seconds(op, n, size, t_copy, t_add) / t : 0;
         std::string targets;
+        if (collective && mpi_busbw <= 0) targets += "(no Open MPI figure) ";
         if (collective) {
           if (n == 8 && size <= (4 << 20)) {
             targets += std::string("3x mpi ") + tally(vs_mpi >= 3.0);
