@@ -88,6 +88,28 @@ Comparison compare(const eval::HostTensor& got, const eval::HostTensor& ref) {
   return c;
 }
 
+// Where the runtime and the driver source are: the install prefix around the running shardc
+// when it is an installed one (PREFIX/bin/shardc -> PREFIX/include, PREFIX/lib,
+// PREFIX/share/shardc/templates), else the build tree it was built in (run_config.h).
+struct Toolchain {
+  std::string includes, libs, driver;
+};
+Toolchain find_toolchain() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  fs::path prefix = exe.parent_path();
+  const fs::path bindir(SHARDC_RUN_INSTALL_BINDIR);  // usually "bin": one level per component
+  for (auto part = bindir.begin(); part != bindir.end(); ++part) prefix = prefix.parent_path();
+  const fs::path lib = prefix / SHARDC_RUN_INSTALL_LIBDIR;
+  Toolchain t;
+  t.includes = "-I" + quoted((prefix / SHARDC_RUN_INSTALL_INCLUDEDIR).string());
+  t.libs = quoted((lib / "libshard_runtime.a").string()) + " " + quoted((lib / "libshard_kernels.a").string()) + " " +
+           quoted((lib / "libshard_random.a").string()) + " " + SHARDC_RUN_INSTALL_DNNL + " -lpthread";
+  t.driver = (prefix / SHARDC_RUN_INSTALL_DRIVER).string();
+  if (!ec && fs::exists(t.driver, ec)) return t;
+  return {SHARDC_RUN_INCLUDES, SHARDC_RUN_LIBS, SHARDC_RUN_DRIVER};
+}
+
 int run_shell(const std::string& command) {
   int status = std::system(command.c_str());
   return status == -1 ? -1 : WEXITSTATUS(status);
@@ -136,11 +158,12 @@ int run(const RunOptions& o) {
   std::ofstream(dir / (stem + ".shard.h")) << files.header;
   std::ofstream(dir / (stem + ".shard.cpp")) << files.source;
   const fs::path program = dir / "driver";
+  const Toolchain tools = find_toolchain();
   std::string compile = std::string(SHARDC_RUN_CXX) + " -std=c++20 -O2 -fopenmp -w" +
                         " -DSHARDC_RUN_HEADER='\"" + stem + ".shard.h\"' -DSHARDC_RUN_NAMESPACE=shardgen::" + stem +
-                        " -I" + quoted(dir.string()) + " " + SHARDC_RUN_INCLUDES + " " +
-                        quoted((dir / (stem + ".shard.cpp")).string()) + " " + quoted(SHARDC_RUN_DRIVER) + " -o " +
-                        quoted(program.string()) + " " + SHARDC_RUN_LIBS;
+                        " -I" + quoted(dir.string()) + " " + tools.includes + " " +
+                        quoted((dir / (stem + ".shard.cpp")).string()) + " " + quoted(tools.driver) + " -o " +
+                        quoted(program.string()) + " " + tools.libs;
   auto began = std::chrono::steady_clock::now();
   std::cout << "shardc run: building " << stem << " ..." << std::flush;
   if (run_shell(compile) != 0) {
