@@ -16,6 +16,7 @@
 
 #include "codegen/emit_cpp.h"
 #include "codegen/pipeline.h"
+#include "evaluator/compare.h"
 #include "evaluator/evaluate.h"
 #include "evaluator/format_numpy.h"
 #include "frontend/check/check.h"
@@ -41,51 +42,6 @@ std::string quoted(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
-}
-
-// FNV-1a over the result's bytes: a short fingerprint to compare runs by eye.
-std::string digest(const std::vector<unsigned char>& bytes) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
-  std::ostringstream s;
-  s << std::hex << std::setw(16) << std::setfill('0') << h;
-  return s.str();
-}
-
-struct Comparison {
-  double max_abs = 0;
-  double normwise = 0;
-  bool pass = true;
-  std::string first_failure;
-};
-
-// Integers exactly; floats when |a - r| <= 1e-4*|r| + 1e-5*max|r| everywhere.
-Comparison compare(const eval::HostTensor& got, const eval::HostTensor& ref) {
-  Comparison c;
-  if (got.dtype != ref.dtype || got.shape != ref.shape) {
-    c.pass = false;
-    c.first_failure = "dtype or shape differs from the evaluator's " + std::string(shard::dtype_name(ref.dtype)) +
-                      eval::shape_text(ref.shape);
-    return c;
-  }
-  double max_ref = 0, diff2 = 0, ref2 = 0;
-  for (std::int64_t i = 0; i < ref.size(); ++i) max_ref = std::max(max_ref, std::fabs(ref.as_double(i)));
-  for (std::int64_t i = 0; i < ref.size(); ++i) {
-    double a = got.as_double(i), r = ref.as_double(i), d = std::fabs(a - r);
-    if (std::isnan(a) && std::isnan(r)) d = 0;
-    c.max_abs = std::max(c.max_abs, d);
-    diff2 += d * d;
-    ref2 += r * r;
-    double tol = ref.is_float() ? 1e-4 * std::fabs(r) + 1e-5 * max_ref : 0;
-    if (!(d <= tol) && c.pass) {
-      c.pass = false;
-      std::ostringstream s;
-      s << "element " << i << ": " << a << ", evaluator " << r;
-      c.first_failure = s.str();
-    }
-  }
-  c.normwise = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
-  return c;
 }
 
 // Where the runtime and the driver source are: the install prefix around the running shardc
@@ -211,11 +167,11 @@ int run(const RunOptions& o) {
         continue;
       }
       eval::HostTensor got = eval::HostTensor::from_bytes(reference[i].dtype, reference[i].shape, bytes.data());
-      Comparison c = compare(got, reference[i]);
-      all_pass = all_pass && c.pass;
-      std::cout << "  result " << i << ": " << types[i] << "  digest " << digest(got.to_bytes()) << "  max abs err "
-                << std::scientific << std::setprecision(2) << c.max_abs << "  normwise err " << c.normwise
-                << std::fixed << "  " << (c.pass ? "OK" : "MISMATCH (" + c.first_failure + ")") << "\n";
+      eval::Comparison c = eval::compare_to_reference(got, reference[i]);
+      all_pass = all_pass && c.ok;
+      std::cout << "  result " << i << ": " << types[i] << "  digest " << eval::digest(got) << "  max abs err "
+                << std::scientific << std::setprecision(2) << c.max_abs_error << "  normwise err " << c.normwise_error
+                << std::fixed << "  " << (c.ok ? "OK" : "MISMATCH (" + c.problem + ")") << "\n";
       if (o.print) std::cout << eval::format_numpy(got) << "\n";
     }
   }
