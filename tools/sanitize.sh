@@ -12,9 +12,13 @@ cd "$(dirname "$0")/.."
 what=${1:-all}
 jobs=${SANITIZE_JOBS:-$(nproc)}
 
+# -O1 -g1: line tables are all a sanitizer report needs for file:line stacks, and against
+# RelWithDebInfo's -O2 -g this halves the ASan build (475 s -> 229 s on 2 idle cores), which
+# is most of CI's time.
 configure() {  # DIR SANITIZERS
   if [[ ! -f $1/CMakeCache.txt ]]; then
     cmake -S . -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDC_SANITIZE="$2" \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
       -DSHARDC_BUILD_TESTS=ON -DSHARDC_BUILD_BENCH=OFF -DSHARDC_BUILD_EXAMPLES=OFF
   fi
 }
