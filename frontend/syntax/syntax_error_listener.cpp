@@ -110,6 +110,8 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
   // An unterminated string swallowed the rest of its line; what the parser misses there is
   // an echo of that (already reported) lexical error.
   if (previous && previous->getType() == Lexer::STRING && !is_terminated_string(previous)) return;
+  // The unterminated string itself (a lone '"' where no expression may start) is that error too.
+  if (offending->getType() == Lexer::STRING && !is_terminated_string(offending)) return;
   bool missing_at_line_end = !expected.empty() && previous && previous->getType() != antlr4::Token::EOF &&
                              previous->getTokenIndex() < offending->getTokenIndex() &&
                              previous->getLine() < offending->getLine();
