@@ -122,6 +122,13 @@ class Checker {
   void exec_assign(const ast::AssignStmt& s);
   void exec_for(const ast::ForStmt& s);
   void exec_if(const ast::IfStmt& s);
+  // Name resolution of the branch an `if` does not take (checker_untaken.cpp).
+  void resolve_untaken_branch(const ast::Stmt& branch);
+  struct UntakenScopes;
+  void resolve_untaken(const ast::Stmt& s, UntakenScopes& scopes);
+  void resolve_untaken(const ast::Expr& e, UntakenScopes& scopes);
+  void resolve_untaken(const ast::TypeAnnotation& t, UntakenScopes& scopes);
+  void resolve_untaken_target(const ast::Pattern& p, UntakenScopes& scopes);
   void bind(const ast::Pattern& p, const Value& v, bool is_var, const ast::TypeAnnotation* annotation);
   void assign(const ast::Pattern& p, const Value& v, const SourceRange& stmt_range);
   void check_results(const ast::FunctionDecl& d, const Value& v, const SourceRange& r);

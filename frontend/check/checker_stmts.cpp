@@ -228,8 +228,13 @@ void Checker::exec_for(const ast::ForStmt& s) {
 void Checker::exec_if(const ast::IfStmt& s) {
   auto c = static_bool(eval(*s.condition), s.condition->range, "the condition of an if");
   if (!c) return;
-  if (*c) exec_block(*s.then_branch);
-  else if (s.else_branch) exec(*s.else_branch);
+  if (*c) {
+    exec_block(*s.then_branch);
+    if (s.else_branch) resolve_untaken_branch(*s.else_branch);
+  } else {
+    resolve_untaken_branch(*s.then_branch);
+    if (s.else_branch) exec(*s.else_branch);
+  }
 }
 
 void Checker::check_results(const ast::FunctionDecl& d, const Value& v, const SourceRange& r) {

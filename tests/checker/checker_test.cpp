@@ -122,6 +122,39 @@ func f(x: f32[16@X, 6]) -> f32[16@X, 6] on m {
   EXPECT_NE(t.find("f.t: static float32 = 3.5"), std::string::npos) << t;
 }
 
+// The branch an `if` does not take is not typed (here it would multiply mismatched shapes),
+// but its names are resolved, including names bound inside it and loop indices.
+TEST(Checker, UntakenIfBranchResolvesNamesOnly) {
+  const char* src = R"(
+mesh m = [X: 2];
+const WIDE = 0;
+func f(a: f32[8@X, 4]) -> f32[8@X, 4] on m {
+  var y = a;
+  if WIDE == 1 {
+    let w = zeros(f32[6, 6]);
+    for i in 0..2 { y = y @ w + i; }
+  } else {
+    y = y * 2.0;
+  }
+  return y;
+}
+)";
+  auto c = run(src);
+  ASSERT_TRUE(c.checked) << c.errors();
+  EXPECT_EQ(count_ops(c.checked->functions[0], "einsum"), 0);
+
+  auto bad = run(R"(
+mesh m = [X: 2];
+func f(a: f32[8@X]) -> f32[8@X] on m {
+  if false { let b = scale(a) + offset; return b; }
+  return a;
+}
+)");
+  EXPECT_FALSE(bad.checked);
+  EXPECT_NE(bad.errors().find("unknown function 'scale'"), std::string::npos) << bad.errors();
+  EXPECT_NE(bad.errors().find("unknown name 'offset'"), std::string::npos) << bad.errors();
+}
+
 TEST(Checker, UncheckedShardMapSkipsTheVmaChecks) {
   const char* body = R"(
 mesh m = [i: 2];

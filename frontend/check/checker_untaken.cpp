@@ -1,0 +1,155 @@
+// The branch of a static `if` that is not taken is neither type-checked nor traced (it may
+// mention shapes that only make sense when taken, as JAX's tracing of Python `if` does), but
+// its names are resolved (docs/language.md, "if"): a misspelt name or function is an error
+// whichever way a -D flips the condition.
+#include "frontend/check/checker.h"
+
+namespace shardc::check {
+
+// Names bound inside the untaken branch, innermost block last.
+struct Checker::UntakenScopes {
+  std::vector<std::vector<std::string>> blocks{{}};
+
+  bool bound(const std::string& name) const {
+    for (const auto& b : blocks)
+      for (const auto& n : b)
+        if (n == name) return true;
+    return false;
+  }
+  void bind(const ast::Pattern& p) {
+    if (p.pattern_kind == ast::PatternKind::name) blocks.back().push_back(p.name.name);
+    for (const auto& e : p.elements) bind(*e);
+  }
+};
+
+void Checker::resolve_untaken_branch(const ast::Stmt& branch) {
+  UntakenScopes scopes;
+  resolve_untaken(branch, scopes);
+}
+
+void Checker::resolve_untaken(const ast::Stmt& s, UntakenScopes& scopes) {
+  switch (s.kind) {
+    case ast::NodeKind::BlockStmt: {
+      scopes.blocks.emplace_back();
+      for (const auto& st : static_cast<const ast::BlockStmt&>(s).statements) resolve_untaken(*st, scopes);
+      scopes.blocks.pop_back();
+      return;
+    }
+    case ast::NodeKind::LetStmt: {
+      const auto& l = static_cast<const ast::LetStmt&>(s);
+      if (l.type) resolve_untaken(*l.type, scopes);
+      resolve_untaken(*l.value, scopes);
+      scopes.bind(*l.target);
+      return;
+    }
+    case ast::NodeKind::AssignStmt: {
+      const auto& a = static_cast<const ast::AssignStmt&>(s);
+      resolve_untaken(*a.value, scopes);
+      resolve_untaken_target(*a.target, scopes);
+      return;
+    }
+    case ast::NodeKind::ForStmt: {
+      const auto& f = static_cast<const ast::ForStmt&>(s);
+      resolve_untaken(*f.begin, scopes);
+      resolve_untaken(*f.end, scopes);
+      scopes.blocks.emplace_back();
+      scopes.bind(*f.variable);
+      resolve_untaken(*f.body, scopes);
+      scopes.blocks.pop_back();
+      return;
+    }
+    case ast::NodeKind::IfStmt: {
+      const auto& i = static_cast<const ast::IfStmt&>(s);
+      resolve_untaken(*i.condition, scopes);
+      resolve_untaken(*i.then_branch, scopes);
+      if (i.else_branch) resolve_untaken(*i.else_branch, scopes);
+      return;
+    }
+    case ast::NodeKind::ReturnStmt: {
+      const auto& r = static_cast<const ast::ReturnStmt&>(s);
+      if (r.value) resolve_untaken(*r.value, scopes);
+      return;
+    }
+    case ast::NodeKind::ExprStmt:
+      resolve_untaken(*static_cast<const ast::ExprStmt&>(s).expr, scopes);
+      return;
+    default:
+      return;
+  }
+}
+
+void Checker::resolve_untaken_target(const ast::Pattern& p, UntakenScopes& scopes) {
+  if (p.pattern_kind == ast::PatternKind::name && !scopes.bound(p.name.name) && !lookup_local(p.name.name))
+    error(p.name.range, "unknown name '" + p.name.name + "'");
+  for (const auto& e : p.elements) resolve_untaken_target(*e, scopes);
+}
+
+void Checker::resolve_untaken(const ast::TypeAnnotation& t, UntakenScopes& scopes) {
+  for (const auto& d : t.dims)
+    if (d.size) resolve_untaken(*d.size, scopes);
+  // Axes in a type are checked against the function's mesh when the branch is taken; the
+  // mesh of an untaken branch is the same, so check them here too.
+  const Mesh* m = mesh();
+  if (!m) return;
+  for (const auto& d : t.dims)
+    for (const auto& a : d.axes)
+      if (!m->find_axis(a.name)) error(a.range, "unknown axis '" + a.name + "' of mesh " + m->name);
+}
+
+void Checker::resolve_untaken(const ast::Expr& e, UntakenScopes& scopes) {
+  switch (e.kind) {
+    case ast::NodeKind::NameExpr: {
+      const std::string& n = static_cast<const ast::NameExpr&>(e).name;
+      const Mesh* m = mesh();
+      const bool known = scopes.bound(n) || lookup_local(n) || consts_.count(n) || (m && m->find_axis(n)) ||
+                         functions_.count(n) || is_builtin_name(n) || meshes_.count(n);
+      if (!known) error(e.range, "unknown name '" + n + "'");
+      return;
+    }
+    case ast::NodeKind::UnaryExpr:
+      resolve_untaken(*static_cast<const ast::UnaryExpr&>(e).operand, scopes);
+      return;
+    case ast::NodeKind::BinaryExpr: {
+      const auto& b = static_cast<const ast::BinaryExpr&>(e);
+      resolve_untaken(*b.lhs, scopes);
+      resolve_untaken(*b.rhs, scopes);
+      return;
+    }
+    case ast::NodeKind::CallExpr: {
+      const auto& c = static_cast<const ast::CallExpr&>(e);
+      const std::string& n = c.callee.name;
+      if (!functions_.count(n) && !is_builtin_name(n) && !scopes.bound(n) && !lookup_local(n))
+        error(c.callee.range, "unknown function '" + n + "'");
+      for (const auto& a : c.args) resolve_untaken(*a.value, scopes);
+      return;
+    }
+    case ast::NodeKind::TupleExpr:
+      for (const auto& x : static_cast<const ast::TupleExpr&>(e).elements) resolve_untaken(*x, scopes);
+      return;
+    case ast::NodeKind::ListExpr:
+      for (const auto& x : static_cast<const ast::ListExpr&>(e).elements) resolve_untaken(*x, scopes);
+      return;
+    case ast::NodeKind::IndexExpr: {
+      const auto& i = static_cast<const ast::IndexExpr&>(e);
+      resolve_untaken(*i.base, scopes);
+      for (const auto& x : i.indices) resolve_untaken(*x, scopes);
+      return;
+    }
+    case ast::NodeKind::SliceExpr: {
+      const auto& s = static_cast<const ast::SliceExpr&>(e);
+      for (const auto* part : {s.begin.get(), s.end.get(), s.step.get()})
+        if (part) resolve_untaken(*part, scopes);
+      return;
+    }
+    case ast::NodeKind::AttributeExpr:
+      resolve_untaken(*static_cast<const ast::AttributeExpr&>(e).base, scopes);
+      return;
+    case ast::NodeKind::TypeExpr:
+      resolve_untaken(*static_cast<const ast::TypeExpr&>(e).type, scopes);
+      return;
+    default:
+      return;  // literals
+  }
+}
+
+}  // namespace shardc::check
