@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -30,8 +31,13 @@ CliRun shardc(const std::string& arguments, const std::string& stdin_text = "") 
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
+// ctest runs each test case as its own process, in parallel: every case writes its own folder.
 std::string write_temp(const std::string& name, const std::string& text) {
-  std::filesystem::path path = std::filesystem::temp_directory_path() / name;
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("shardc_cli_test_" + test + "_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::path path = dir / name;
   std::ofstream(path) << text;
   return path.string();
 }
