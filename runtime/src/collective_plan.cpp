@@ -37,6 +37,8 @@ int normalize_axis(int axis, int bound, const char* what, const char* parameter)
 
 void bind_storage(Plan& plan) {
   plan.op.perm = plan.perm;
+  plan.op.receives = plan.receives;
+  plan.op.sends = plan.sends;
   if (!plan.ragged.empty()) {
     const std::size_t n = plan.ragged.size() / 4;
     plan.op.input_offsets = plan.ragged.data();

@@ -22,6 +22,7 @@ struct Plan {
   std::vector<std::pair<int, int>> perm;
   std::vector<std::int64_t> ragged;  // input_offsets, send_sizes, output_offsets, recv_sizes: n each
   const Tensor* initial_output = nullptr;  // ragged_all_to_all: the result starts as this
+  std::vector<BoxCopy> receives, sends;    // reshard
 };
 
 // Binds the plan's own storage into plan.op (after the plan reached its final address).

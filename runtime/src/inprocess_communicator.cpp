@@ -1,5 +1,6 @@
 #include "inprocess_communicator.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -19,6 +20,7 @@ std::string_view collective_name(CollectiveKind kind) {
     case CollectiveKind::permute: return "ppermute";
     case CollectiveKind::ragged_all_to_all: return "ragged_all_to_all";
     case CollectiveKind::barrier: return "barrier";
+    case CollectiveKind::reshard: return "reshard";
   }
   return "?";
 }
@@ -239,6 +241,7 @@ void InProcessCommunicator::execute(int device, const Group& group, const Collec
     case CollectiveKind::permute: return run_permute(group, op, tag);
     case CollectiveKind::ragged_all_to_all: return run_ragged_all_to_all(group, op, tag);
     case CollectiveKind::barrier: return;
+    case CollectiveKind::reshard: return run_reshard(group, op, tag);
   }
 }
 
@@ -355,6 +358,47 @@ void InProcessCommunicator::run_ragged_all_to_all(const Group& group, const Coll
     if (size > 0)
       std::memcpy(op.output->bytes() + out_offset * row_bytes, sender.input->bytes() + in_offset * row_bytes,
                   size * row_bytes);
+  }
+}
+
+namespace {
+// The boxes of `list` (ordered by peer) exchanged with group rank `peer`.
+std::span<const BoxCopy> boxes_with(std::span<const BoxCopy> list, int peer) {
+  auto first = std::find_if(list.begin(), list.end(), [&](const BoxCopy& b) { return b.peer == peer; });
+  auto last = std::find_if(first, list.end(), [&](const BoxCopy& b) { return b.peer != peer; });
+  return {first, last};
+}
+
+bool same_box(const BoxCopy& a, const BoxCopy& b) {
+  return a.src_offset == b.src_offset && a.dst_offset == b.dst_offset && a.extent == b.extent;
+}
+
+bool inside(const Shape& offset, const Shape& extent, const Shape& shape) {
+  if (offset.size() != shape.size() || extent.size() != shape.size()) return false;
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    if (offset[d] < 0 || extent[d] < 0 || offset[d] + extent[d] > shape[d]) return false;
+  return true;
+}
+}  // namespace
+
+void InProcessCommunicator::run_reshard(const Group& group, const CollectiveOp& op, std::uint32_t tag) {
+  const std::size_t esize = dtype_size(op.output->dtype());
+  for (int k = 0; k < group.size(); ++k) {
+    const CollectiveOp& sender = peer_op(group, k, tag);
+    const auto receives = boxes_with(op.receives, k);
+    const auto sends = boxes_with(sender.sends, group.rank);
+    // Both sides derive the boxes from the shardings they were given: boxes that disagree mean
+    // the devices were given different shardings (a non-SPMD call), and are never copied.
+    if (!std::equal(receives.begin(), receives.end(), sends.begin(), sends.end(), same_box))
+      throw ArgumentError("reshard: devices " + std::to_string(group.members[group.rank]) + " and " +
+                          std::to_string(group.members[k]) +
+                          " disagree on the boxes they exchange (were they given different shardings?)");
+    for (const BoxCopy& box : receives) {
+      SHARD_ASSERT(inside(box.src_offset, box.extent, sender.in_shape) && inside(box.dst_offset, box.extent, op.out_shape),
+                   "reshard box outside its block");
+      copy_box(sender.input->bytes(), sender.in_shape, box.src_offset, op.output->bytes(), op.out_shape, box.dst_offset,
+               box.extent, esize);
+    }
   }
 }
 

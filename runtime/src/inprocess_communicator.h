@@ -87,6 +87,7 @@ class InProcessCommunicator final : public Communicator {
   void run_all_to_all(const Group& group, const CollectiveOp& op, std::uint32_t tag);
   void run_permute(const Group& group, const CollectiveOp& op, std::uint32_t tag);
   void run_ragged_all_to_all(const Group& group, const CollectiveOp& op, std::uint32_t tag);
+  void run_reshard(const Group& group, const CollectiveOp& op, std::uint32_t tag);
 
   const CollectiveOp& peer_op(const Group& group, int rank, std::uint32_t tag) {
     return *peer_slot(group.members[rank], tag).op;

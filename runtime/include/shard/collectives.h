@@ -22,6 +22,7 @@
 
 #include "shard/communicator.h"
 #include "shard/device.h"
+#include "shard/sharding.h"
 #include "shard/tensor.h"
 
 namespace shard {
@@ -111,6 +112,20 @@ Pending start_all_to_all(Device& dev, const Tensor& x, const Axes& axes, int spl
 Tensor ragged_all_to_all(Device& dev, const Tensor& operand, const Tensor& output, const Tensor& input_offsets,
                          const Tensor& send_sizes, const Tensor& output_offsets, const Tensor& recv_sizes,
                          const Axes& axes);
+
+// ---- reshard -------------------------------------------------------------------------------------
+// Moves this device's block of a global array from layout `from` to layout `to` (same mesh
+// and global shape, both shardings of that shape): each device copies exactly the
+// intersections of its new block with the old blocks, reading them in place; one
+// rendezvous over the mesh axes that either sharding names.
+// Where `from` replicates over an axis, a piece is read from the holder whose coordinates on
+// the axes `from` does not name equal the reader's own (a device reads itself whenever it can).
+// When every new block lies inside the device's old block (each dimension's `to` axes start
+// with its `from` axes), nothing crosses devices and the rendezvous is with this device alone.
+Tensor reshard(Device& dev, const Tensor& block, const Shape& global_shape,
+               const Sharding& from, const Sharding& to);
+Pending start_reshard(Device& dev, const Tensor& block, const Shape& global_shape,
+                      const Sharding& from, const Sharding& to);
 
 // ---- the rest ------------------------------------------------------------------------------------
 // pvary (JAX's pcast to varying) changes only a value's type: the block is returned as it is.

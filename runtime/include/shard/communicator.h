@@ -27,9 +27,21 @@ enum class CollectiveKind : std::uint8_t {
   permute,            // out = in of the rank that sends to this one, zeros if none
   ragged_all_to_all,  // rows of in_k go to out at the receiver's offsets; other rows kept
   barrier,            // no data
+  reshard,            // boxes of peers' inputs go to boxes of out (`receives`, `sends` below)
 };
 
 std::string_view collective_name(CollectiveKind kind);
+
+// One rectangular box moved by a reshard: `extent` elements at `src_offset` in the sender's
+// input block go to `dst_offset` in the receiver's output block. `peer` is the group rank of
+// the other side (the sender in a receive list, the receiver in a send list).
+struct BoxCopy {
+  int peer = 0;
+  Shape src_offset;
+  Shape dst_offset;
+  Shape extent;
+  friend bool operator==(const BoxCopy&, const BoxCopy&) = default;
+};
 
 // One collective as every member of the group describes it. All pointers stay valid, and the
 // input unchanged, until finish() returns (or cancel() does).
@@ -52,6 +64,13 @@ struct CollectiveOp {
   const std::int64_t* output_offsets = nullptr;
   const std::int64_t* recv_sizes = nullptr;
   std::int64_t row_elements = 1;
+  // reshard: input and output blocks have shapes in_shape and out_shape. Each device lists what
+  // it receives from every rank (boxes of that rank's input, ordered by rank) and what it sends
+  // to every rank (ordered the same way on both sides), so that a message-passing backend can
+  // pack one buffer per peer (an alltoallv) without recomputing the shardings; the in-process
+  // one pulls the receive boxes from its peers' inputs and checks them against their sends.
+  std::span<const BoxCopy> receives;
+  std::span<const BoxCopy> sends;
 };
 
 // An operation started and not yet finished, as the implementation numbers it.
