@@ -75,22 +75,7 @@ void read_sizes(const Tensor& t, int n, const char* name, std::int64_t* out) {
   }
 }
 
-}  // namespace
-
-Tensor all_to_all(Device& dev, const Tensor& x, const Axes& axes, int split_axis, int concat_axis, bool tiled) {
-  auto plan = all_to_all_plan(dev, x, axes, split_axis, concat_axis, tiled);
-  return detail::run_plan(dev, x, plan);
-}
-void all_to_all(Device& dev, const Tensor& x, const Axes& axes, int split_axis, int concat_axis, bool tiled,
-                Tensor& out) {
-  auto plan = all_to_all_plan(dev, x, axes, split_axis, concat_axis, tiled);
-  detail::run_plan_into(dev, x, plan, out, "all_to_all");
-}
-Pending start_all_to_all(Device& dev, const Tensor& x, const Axes& axes, int split_axis, int concat_axis, bool tiled) {
-  return detail::start_plan(dev, x, all_to_all_plan(dev, x, axes, split_axis, concat_axis, tiled));
-}
-
-Tensor ragged_all_to_all(Device& dev, const Tensor& operand, const Tensor& output, const Tensor& input_offsets,
+detail::Plan ragged_plan(Device& dev, const Tensor& operand, const Tensor& output, const Tensor& input_offsets,
                          const Tensor& send_sizes, const Tensor& output_offsets, const Tensor& recv_sizes,
                          const Axes& axes) {
   detail::Plan plan;
@@ -122,7 +107,37 @@ Tensor ragged_all_to_all(Device& dev, const Tensor& operand, const Tensor& outpu
   plan.result_dtype = plan.wire_dtype = output.dtype();
   plan.result_shape = output.shape();
   plan.initial_output = &output;
+  return plan;
+}
+
+}  // namespace
+
+Tensor all_to_all(Device& dev, const Tensor& x, const Axes& axes, int split_axis, int concat_axis, bool tiled) {
+  auto plan = all_to_all_plan(dev, x, axes, split_axis, concat_axis, tiled);
+  return detail::run_plan(dev, x, plan);
+}
+void all_to_all(Device& dev, const Tensor& x, const Axes& axes, int split_axis, int concat_axis, bool tiled,
+                Tensor& out) {
+  auto plan = all_to_all_plan(dev, x, axes, split_axis, concat_axis, tiled);
+  detail::run_plan_into(dev, x, plan, out, "all_to_all");
+}
+Pending start_all_to_all(Device& dev, const Tensor& x, const Axes& axes, int split_axis, int concat_axis, bool tiled) {
+  return detail::start_plan(dev, x, all_to_all_plan(dev, x, axes, split_axis, concat_axis, tiled));
+}
+
+Tensor ragged_all_to_all(Device& dev, const Tensor& operand, const Tensor& output, const Tensor& input_offsets,
+                         const Tensor& send_sizes, const Tensor& output_offsets, const Tensor& recv_sizes,
+                         const Axes& axes) {
+  auto plan = ragged_plan(dev, operand, output, input_offsets, send_sizes, output_offsets, recv_sizes, axes);
   return detail::run_plan(dev, operand, plan);
+}
+Pending start_ragged_all_to_all(Device& dev, const Tensor& operand, const Tensor& output, const Tensor& input_offsets,
+                                const Tensor& send_sizes, const Tensor& output_offsets, const Tensor& recv_sizes,
+                                const Axes& axes) {
+  // The plan holds copies of the offsets and sizes, and start_plan copies `output` into the
+  // result: only the operand is read after this returns.
+  return detail::start_plan(
+      dev, operand, ragged_plan(dev, operand, output, input_offsets, send_sizes, output_offsets, recv_sizes, axes));
 }
 
 const Tensor& pvary(Device& dev, const Tensor& x, const Axes& axes) {

@@ -112,6 +112,11 @@ Pending start_all_to_all(Device& dev, const Tensor& x, const Axes& axes, int spl
 Tensor ragged_all_to_all(Device& dev, const Tensor& operand, const Tensor& output, const Tensor& input_offsets,
                          const Tensor& send_sizes, const Tensor& output_offsets, const Tensor& recv_sizes,
                          const Axes& axes);
+// The asynchronous form: every argument is read before it returns, except `operand`, which must
+// stay alive and unchanged until wait().
+Pending start_ragged_all_to_all(Device& dev, const Tensor& operand, const Tensor& output, const Tensor& input_offsets,
+                                const Tensor& send_sizes, const Tensor& output_offsets, const Tensor& recv_sizes,
+                                const Axes& axes);
 
 // ---- reshard -------------------------------------------------------------------------------------
 // Moves this device's block of a global array from layout `from` to layout `to` (same mesh
