@@ -34,3 +34,15 @@ done
 
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/machine.txt"
 "$build/bench/bench_report" "$out/runtime.json" "$out/mpi_8.json" "$out/mpi_2.json" | tee "$out/report.txt"
+
+# Issue 4: the generated code of the seed matmuls against one oneDNN call, and shardc's compile
+# time per example (see docs/performance.md, "Generated code and compile time"). About 5 minutes
+# (the two i32 collective_matmul cases take half of it).
+nice cmake --build "$build" --target generated_matmul_bench generated_compile_bench
+echo "== generated code of the seed matmuls (load before: $(cut -d' ' -f1-3 /proc/loadavg))"
+"$build/bench/generated_matmul_bench" --benchmark_out="$out/generated_matmul.json" --benchmark_out_format=json \
+  | tee "$out/generated_matmul.txt"
+echo "== shardc compile time per example (load before: $(cut -d' ' -f1-3 /proc/loadavg))"
+"$build/bench/generated_compile_bench" --benchmark_out="$out/generated_compile.json" --benchmark_out_format=json \
+  | tee "$out/generated_compile.txt"
+echo "load after the generated-code benchmarks: $(cut -d' ' -f1-3 /proc/loadavg)"
