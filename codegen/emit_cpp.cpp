@@ -87,6 +87,13 @@ std::string CppEmitter::spec(const Function& f, const std::vector<AxisList>& dim
   return s + "}";
 }
 
+std::string CppEmitter::reshard_call(const Function& f, const std::string& prefix, const Instr& instr,
+                                     const std::string& x) const {
+  const Value& in = f.values.at(static_cast<std::size_t>(instr.inputs().at(0)));
+  return prefix + "reshard(dev, " + x + ", " + shape_text(in.global_shape) + ", shard::Sharding(dev.mesh(), " +
+         spec(f, instr.spec_attr("from")) + "), shard::Sharding(dev.mesh(), " + spec(f, instr.spec_attr("to")) + "))";
+}
+
 std::string collective_call(const std::string& prefix, const std::string& kind, const std::string& x,
                             const std::string& axes_text, const Instr& instr) {
   std::string head = prefix + kind + "(dev, " + x + ", " + axes_text;
@@ -298,7 +305,10 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
     case OpKind::ppermute:
       return def(collective_call("shard::", std::string(op_kind_name(instr.kind())), in(0),
                                  axes(f, instr.axes_attr("axes")), instr));
+    case OpKind::reshard_exchange: return def(reshard_call(f, "shard::", instr, in(0)));
     case OpKind::start:
+      if (instr.string_attr("collective") == op_kind_name(OpKind::reshard_exchange))
+        return "shard::Pending " + out + " = " + reshard_call(f, "shard::start_", instr, in(0)) + ";";
       return "shard::Pending " + out + " = " +
              collective_call("shard::start_", instr.string_attr("collective"), in(0), axes(f, instr.axes_attr("axes")),
                              instr) +

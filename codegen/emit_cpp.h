@@ -39,6 +39,8 @@ class CppEmitter {
   std::string name(const Function& f, ValueId id) const;
   std::string axes(const Function& f, const AxisList& axes) const;
   std::string spec(const Function& f, const std::vector<AxisList>& spec) const;
+  // shard::reshard / shard::start_reshard (prefix "shard::" or "shard::start_") of a reshard_exchange.
+  std::string reshard_call(const Function& f, const std::string& prefix, const Instr& instr, const std::string& x) const;
 
   const Module& module_;
   EmitOptions options_;

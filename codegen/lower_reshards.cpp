@@ -1,6 +1,7 @@
 #include "codegen/lower_reshards.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "codegen/lowering_support.h"
 #include "frontend/internal_error.h"
@@ -8,80 +9,105 @@
 namespace shardc::codegen {
 namespace {
 
+using Spec = std::vector<AxisList>;
+
 bool is_prefix(const AxisList& a, const AxisList& of) {
   return a.size() <= of.size() && std::equal(a.begin(), a.end(), of.begin());
 }
 
-struct Step {
-  OpKind kind;
-  Attrs attrs;
-  std::vector<AxisList> after;
-};
+// The axes `longer` has after its prefix `shorter` (which must be one).
+AxisList suffix_after(const AxisList& shorter, const AxisList& longer) {
+  return AxisList(longer.begin() + static_cast<std::ptrdiff_t>(shorter.size()), longer.end());
+}
 
-Step next_step(const std::vector<AxisList>& state, const std::vector<AxisList>& target) {
-  const std::size_t rank = state.size();
-  // Prefer an all_to_all: a dropped axis that another dimension needs next.
-  for (std::size_t a = 0; a < rank; ++a) {
-    if (is_prefix(state[a], target[a])) continue;
-    int g = state[a].back();
-    for (std::size_t b = 0; b < rank; ++b) {
-      if (b == a) continue;
-      AxisList grown = state[b];
-      grown.push_back(g);
-      if (!is_prefix(state[b], target[b]) || !is_prefix(grown, target[b])) continue;
-      std::vector<AxisList> after = state;
-      after[a].pop_back();
-      after[b] = grown;
-      return {OpKind::all_to_all,
-              {{"axes", AxisList{g}},
-               {"split", static_cast<std::int64_t>(b)},
-               {"concat", static_cast<std::int64_t>(a)},
-               {"tiled", true}},
-              after};
+// Every mesh axis either spec names, in mesh order: the group a reshard exchange talks to.
+AxisList axes_named(const Spec& a, const Spec& b) {
+  AxisList axes;
+  for (const Spec* spec : {&a, &b})
+    for (const AxisList& dim : *spec) axes.insert(axes.end(), dim.begin(), dim.end());
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  return axes;
+}
+
+// Case 2: only axes added. One take_piece per dimension that grows (over the axes it gains,
+// which take_piece reads as one combined axis, major first, as the spec means them).
+bool lower_as_pieces(Function& out, ValueId current, ValueId result, const Spec& target, const SourceRange& range) {
+  const Spec from = out.values[static_cast<std::size_t>(current)].spec;
+  std::vector<std::size_t> growing;
+  for (std::size_t d = 0; d < from.size(); ++d) {
+    if (!is_prefix(from[d], target[d])) return false;
+    if (from[d].size() < target[d].size()) growing.push_back(d);
+  }
+  Spec state = from;
+  for (std::size_t i = 0; i < growing.size(); ++i) {
+    const std::size_t d = growing[i];
+    const AxisList added = suffix_after(state[d], target[d]);
+    state[d] = target[d];
+    ValueId next = result;
+    if (i + 1 < growing.size()) {
+      Value v = with_spec(*out.mesh, out.values[static_cast<std::size_t>(current)], state);
+      v.name.clear();
+      next = out.add_value(v);
+    }
+    out.body.push_back(Instr::make(OpKind::take_piece, {current}, {next},
+                                   {{"axes", added}, {"dim", static_cast<std::int64_t>(d)}}, range));
+    current = next;
+  }
+  return true;
+}
+
+// Cases 3 and 4: the one collective that does the whole change, if there is one.
+std::optional<Instr> single_collective(const Spec& from, const Spec& target, ValueId in, ValueId result,
+                                       const SourceRange& range) {
+  std::vector<std::size_t> changed;
+  for (std::size_t d = 0; d < from.size(); ++d)
+    if (from[d] != target[d]) changed.push_back(d);
+  // One dimension drops a suffix: an all_gather along it.
+  if (changed.size() == 1) {
+    const std::size_t a = changed[0];
+    if (!is_prefix(target[a], from[a])) return std::nullopt;
+    return Instr(OpKind::all_gather, {in}, {result},
+                 {{"axes", suffix_after(target[a], from[a])}, {"axis", static_cast<std::int64_t>(a)}, {"tiled", true}},
+                 range);
+  }
+  // One dimension drops a suffix that another appends: an all_to_all.
+  if (changed.size() == 2) {
+    for (int flip = 0; flip < 2; ++flip) {
+      const std::size_t a = changed[flip], b = changed[1 - flip];
+      if (!is_prefix(target[a], from[a]) || !is_prefix(from[b], target[b])) continue;
+      const AxisList moved = suffix_after(target[a], from[a]);
+      if (moved != suffix_after(from[b], target[b])) continue;
+      return Instr(OpKind::all_to_all, {in}, {result},
+                   {{"axes", moved},
+                    {"split", static_cast<std::int64_t>(b)},
+                    {"concat", static_cast<std::int64_t>(a)},
+                    {"tiled", true}},
+                   range);
     }
   }
-  for (std::size_t a = 0; a < rank; ++a) {
-    if (is_prefix(state[a], target[a])) continue;
-    std::vector<AxisList> after = state;
-    int g = after[a].back();
-    after[a].pop_back();
-    return {OpKind::all_gather,
-            {{"axes", AxisList{g}}, {"axis", static_cast<std::int64_t>(a)}, {"tiled", true}},
-            after};
-  }
-  for (std::size_t b = 0; b < rank; ++b) {
-    if (state[b].size() == target[b].size()) continue;
-    std::vector<AxisList> after = state;
-    int g = target[b][state[b].size()];
-    after[b].push_back(g);
-    return {OpKind::take_piece, {{"axes", AxisList{g}}, {"dim", static_cast<std::int64_t>(b)}}, after};
-  }
-  SHARDC_ASSERT(false, "lower_reshards: no step between equal shardings");
-  return {};
+  return std::nullopt;
 }
 
 void lower_reshard(Function& out, const Instr& instr) {
   const ValueId result = instr.output();
-  const std::vector<AxisList> target = out.values[static_cast<std::size_t>(result)].spec;
-  ValueId current = instr.inputs()[0];
-  if (out.values[static_cast<std::size_t>(current)].spec == target) {
+  const ValueId input = instr.inputs()[0];
+  const Spec target = out.values[static_cast<std::size_t>(result)].spec;
+  const Spec from = out.values[static_cast<std::size_t>(input)].spec;
+  SHARDC_ASSERT(from.size() == target.size(), "lower_reshards: a reshard to another rank");
+  if (from == target) {
     // A free reshard (same layout): keep the value under the result's id.
-    out.body.push_back(Instr::make(OpKind::alias, {current}, {result}, {}, instr.range()));
+    out.body.push_back(Instr::make(OpKind::alias, {input}, {result}, {}, instr.range()));
     return;
   }
-  int guard = 0;
-  while (out.values[static_cast<std::size_t>(current)].spec != target) {
-    SHARDC_ASSERT(++guard < 256, "lower_reshards does not converge");
-    Step step = next_step(out.values[static_cast<std::size_t>(current)].spec, target);
-    ValueId next = step.after == target ? result : -1;
-    if (next < 0) {
-      Value v = with_spec(*out.mesh, out.values[static_cast<std::size_t>(current)], step.after);
-      v.name.clear();
-      next = out.add_value(v);
-    }
-    out.body.push_back(Instr::make(step.kind, {current}, {next}, step.attrs, instr.range()));
-    current = next;
+  if (lower_as_pieces(out, input, result, target, instr.range())) return;
+  if (std::optional<Instr> one = single_collective(from, target, input, result, instr.range())) {
+    out.body.push_back(std::make_shared<const Instr>(std::move(*one)));
+    return;
   }
+  out.body.push_back(Instr::make(OpKind::reshard_exchange, {input}, {result},
+                                 {{"axes", axes_named(from, target)}, {"from", from}, {"to", target}},
+                                 instr.range()));
 }
 
 }  // namespace

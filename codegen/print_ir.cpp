@@ -3,6 +3,8 @@
 #include <ostream>
 #include <sstream>
 
+#include "codegen/reshard_traffic.h"
+
 namespace shardc::codegen {
 namespace {
 
@@ -94,6 +96,15 @@ void print_schedule(const Module& module, std::ostream& out) {
       if (instr.kind() != OpKind::wait) {
         const Value& in = f.values.at(static_cast<std::size_t>(instr.inputs()[0]));
         lines << ": " << in.bytes() << " bytes in per device";
+        if (name == op_kind_name(OpKind::reshard_exchange)) {
+          std::int64_t elements = 1;
+          for (std::int64_t d : in.shape) elements *= d;
+          lines << ", " << attr_text(f, instr.attrs().at("from")) << " -> "
+                << attr_text(f, instr.attrs().at("to")) << ", at most "
+                << reshard_bytes_from_peers(*f.mesh, in.global_shape, elements ? in.bytes() / elements : 0,
+                                            instr.spec_attr("from"), instr.spec_attr("to"))
+                << " bytes from other devices";
+        }
       } else {
         const Value& o = f.values.at(static_cast<std::size_t>(instr.output()));
         lines << ": " << o.bytes() << " bytes out per device";

@@ -16,7 +16,8 @@ bool has_async_form(OpKind kind) {
     case OpKind::all_gather:
     case OpKind::psum_scatter:
     case OpKind::ppermute:
-    case OpKind::all_to_all: return true;
+    case OpKind::all_to_all:
+    case OpKind::reshard_exchange: return true;
     default: return false;
   }
 }

@@ -1,6 +1,6 @@
 // Golden files of the code generator's output: `shardc --emit=cpp` and `--emit=schedule` of a
 // few examples, at small sizes. After an intended change, regenerate and review:
-//   SHARDC_UPDATE_GOLDENS=1 ctest --test-dir BUILD -R golden
+//   SHARDC_UPDATE_GOLDENS=1 ctest --test-dir BUILD -R Golden
 #include <gtest/gtest.h>
 
 #include <array>

@@ -8,6 +8,7 @@
 
 #include "codegen/pipeline.h"
 #include "codegen/print_ir.h"
+#include "codegen/reshard_traffic.h"
 #include "frontend/check/check.h"
 #include "frontend/parse.h"
 
@@ -110,11 +111,62 @@ TEST(LowerReshards, ShardingAReplicatedArrayIsFree) {
   EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "take_piece", "take_piece"}));
 }
 
-TEST(LowerReshards, ReplicatingGathersEachAxis) {
+TEST(LowerReshards, AddingAxesToOneDimIsOneTakePiece) {
+  auto l = lower(std::string(kMesh) + "func f(a: f32[8, 16]) -> f32[8@(X, Y), 16] on g { return reshard(a, [(X, Y), None]); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "take_piece"}));
+  EXPECT_EQ(l.module->find("f")->body[1]->axes_attr("axes"), (AxisList{0, 1}));
+}
+
+TEST(LowerReshards, DroppingSeveralAxesOfOneDimIsOneAllGather) {
+  auto l = lower(std::string(kMesh) + "func f(a: f32[8@(X, Y), 16]) -> f32[8, 16] on g { return reshard(a, []); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "start:all_gather", "wait:all_gather"}));
+}
+
+TEST(LowerReshards, ReplicatingTwoShardedDimsIsOneExchange) {
   auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16@Y]) -> f32[8, 16] on g { return reshard(a, []); }");
   ASSERT_TRUE(l.module) << l.errors;
-  auto k = kinds(*l.module, "f");
-  EXPECT_EQ(count(k, "start:all_gather"), 2);
+  EXPECT_EQ(kinds(*l.module, "f"),
+            (std::vector<std::string>{"param", "start:reshard_exchange", "wait:reshard_exchange"}));
+}
+
+// Issue 4: explicit_matmul's [dp,tp] -> [tp,dp] is one collective (JAX: one all-to-all), not
+// all_gather + all_to_all + slice.
+TEST(LowerReshards, SwappingTheAxesOfTwoDimsIsOneExchange) {
+  auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16@Y]) -> f32[8@Y, 16@X] on g { return reshard(a, [Y, X]); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"),
+            (std::vector<std::string>{"param", "start:reshard_exchange", "wait:reshard_exchange"}));
+  const Instr& start = *l.module->find("f")->body[1];
+  EXPECT_EQ(start.axes_attr("axes"), (AxisList{0, 1}));
+  EXPECT_EQ(start.spec_attr("from"), (std::vector<AxisList>{{0}, {1}}));
+  EXPECT_EQ(start.spec_attr("to"), (std::vector<AxisList>{{1}, {0}}));
+}
+
+TEST(LowerReshards, MovingAnAxisAndAddingAnotherIsOneExchange) {
+  auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16]) -> f32[8, 16@(X, Y)] on g { return reshard(a, [None, (X, Y)]); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(count(kinds(*l.module, "f"), "start:reshard_exchange"), 1);
+  EXPECT_EQ(kinds(*l.module, "f").size(), 3u);
+}
+
+// The bytes --emit=schedule prints for an exchange: what crosses devices, read from the holder
+// the runtime picks (itself when it can).
+TEST(ReshardTraffic, CountsOnlyPiecesHeldByOtherDevices) {
+  check::Mesh mesh;
+  mesh.axis_names = {"dp", "tp"};
+  mesh.axis_sizes = {4, 2};
+  const std::vector<std::int64_t> shape{1024, 256};
+  // [dp,tp] -> [tp,dp]: some device holds none of its new block (512x64 floats).
+  EXPECT_EQ(reshard_bytes_from_peers(mesh, shape, 4, {{0}, {1}}, {{1}, {0}}), 512 * 64 * 4);
+  // [dp,tp] -> replicated: everything but its own block.
+  EXPECT_EQ(reshard_bytes_from_peers(mesh, shape, 4, {{0}, {1}}, {{}, {}}), 7 * 256 * 128 * 4);
+  // Replicated -> anything: every device holds everything.
+  EXPECT_EQ(reshard_bytes_from_peers(mesh, shape, 4, {{}, {}}, {{1}, {0}}), 0);
+  // [dp, None] -> [None, tp]: the holder sharing the reader's tp coordinate (every one of them
+  // has all of dim 1), three quarters of the new block from the other dp rows.
+  EXPECT_EQ(reshard_bytes_from_peers(mesh, shape, 4, {{0}, {}}, {{}, {1}}), 3 * 256 * 128 * 4);
 }
 
 TEST(ScheduleCollectives, StartsEarlyAndWaitsLate) {
