@@ -174,12 +174,17 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
       return def("p::select(" + in(0) + ", " + in(1) + ", " + in(2) + ", " + dt() + ", " + shp() + ")");
     case OpKind::convert: return def("p::convert(" + in(0) + ", " + dt() + ")");
     case OpKind::einsum:
+      if (instr.inputs().size() == 1)
+        return def("p::einsum(\"" + instr.string_attr("spec") + "\", " + in(0) + ", " + dt() + ")");
       if (instr.inputs().size() != 2) {
-        diags_.error(instr.range(), "code generation supports einsum of two operands only");
+        diags_.error(instr.range(), "code generation supports einsum of one or two operands only");
         return "// unsupported einsum";
       }
       return def("p::einsum(\"" + instr.string_attr("spec") + "\", " + in(0) + ", " + in(1) + ", " + dt() + ")");
     case OpKind::reduce: {
+      const std::string& fn = instr.string_attr("fn");
+      if (fn == "argmax" || fn == "argmin")  // one axis, checked by the front end
+        return def("p::" + fn + "(" + in(0) + ", " + std::to_string(instr.ints_attr("axes").at(0)) + ", " + shp() + ")");
       std::vector<std::int64_t> axes_list = instr.ints_attr("axes");
       if (axes_list.empty())
         for (std::size_t d = 0; d < val(instr.inputs()[0]).shape.size(); ++d) axes_list.push_back(static_cast<std::int64_t>(d));

@@ -188,7 +188,8 @@ class SpmdLowering {
     if (n == "dynamic_update_slice") return add(OpKind::dynamic_update_slice, op, {{"axis", op.attrs.at("axis")}});
     if (n.rfind("reduce_", 0) == 0) {
       std::string fn = n.substr(7);
-      if (fn == "argmax" || fn == "argmin") return unsupported(op, fn + " yet");
+      // argmax/argmin over a sharded dimension never get here as they are: crosses_blocks
+      // sends them through lower_replicated (gathered operand), so the index is global.
       return add(OpKind::reduce, op, {{"fn", fn}, {"axes", op.attrs.at("axes")}, {"keepdims", op.attrs.at("keepdims")}});
     }
     if (n == "split") {

@@ -227,6 +227,19 @@ inline Tensor reduce(k::ReduceOp op, const Tensor& x, const std::vector<int>& ax
   return out;
 }
 
+// jnp.argmax / argmin along one axis (i32 indices; `shape` is the result's, with or without
+// the kept size-1 dimension).
+inline Tensor argmax(const Tensor& x, int axis, Shape shape) {
+  Tensor out = Tensor::uninitialized(DType::i32, std::move(shape));
+  k::argmax(in_view(x), axis, out_view(out));
+  return out;
+}
+inline Tensor argmin(const Tensor& x, int axis, Shape shape) {
+  Tensor out = Tensor::uninitialized(DType::i32, std::move(shape));
+  k::argmin(in_view(x), axis, out_view(out));
+  return out;
+}
+
 inline Tensor softmax(const Tensor& x, int axis) {
   Tensor out = Tensor::uninitialized(x.dtype(), x.shape());
   k::softmax(context(), in_view(x), axis, out_view(out));
@@ -338,6 +351,40 @@ class Einsum {
 
 inline Tensor einsum(std::string_view spec, const Tensor& a, const Tensor& b, DType dtype) {
   return Einsum::run(spec, a, b, dtype);
+}
+
+// A one-operand einsum ("ij->ji", "ijk->k"): the letters missing from the output are summed
+// (in `dtype`), then the rest are permuted to the output's order.
+inline Tensor einsum(std::string_view spec, const Tensor& x, DType dtype) {
+  const auto arrow = spec.find("->");
+  if (arrow == std::string_view::npos || spec.substr(0, arrow).find(',') != std::string_view::npos)
+    throw shard::ArgumentError("einsum spec '" + std::string(spec) + "' needs one operand and ->");
+  const std::string in(spec.substr(0, arrow)), out(spec.substr(arrow + 2));
+  if (static_cast<int>(in.size()) != x.rank())
+    throw shard::ShapeError("einsum '" + std::string(spec) + "' names " + std::to_string(in.size()) +
+                            " dimensions of " + x.type_string());
+  InDType cx(x, dtype);
+  std::vector<int> summed;
+  std::string kept;
+  Shape kept_shape;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (in.find(in[i]) != i) throw shard::ArgumentError("einsum: repeated letter '" + std::string(1, in[i]) + "'");
+    if (out.find(in[i]) == std::string::npos) {
+      summed.push_back(static_cast<int>(i));
+    } else {
+      kept += in[i];
+      kept_shape.push_back(x.dim(static_cast<int>(i)));
+    }
+  }
+  Tensor reduced = summed.empty() ? *cx : reduce(k::ReduceOp::sum, *cx, summed, dtype, kept_shape);
+  std::vector<int> perm;
+  bool identity = true;
+  for (char c : out) {
+    perm.push_back(static_cast<int>(kept.find(c)));
+    identity = identity && perm.back() == static_cast<int>(perm.size()) - 1;
+  }
+  if (perm.size() != kept.size()) throw shard::ArgumentError("einsum '" + std::string(spec) + "': bad output letters");
+  return identity ? reduced : transpose(reduced, perm);
 }
 
 // ---- constructors --------------------------------------------------------------------------
