@@ -118,24 +118,32 @@ std::string collective_call(const std::string& prefix, const std::string& kind, 
 
 std::vector<std::string> CppEmitter::function_body(const Function& f) {
   std::vector<std::string> lines;
-  for (const InstrPtr& instr : f.body) {
-    std::string text = statement(f, *instr);
+  const LastUses uses(f);
+  uses_ = &uses;
+  for (index_ = 0; index_ < f.body.size(); ++index_) {
+    std::string text = statement(f, *f.body[index_]);
     std::istringstream split(text);
     for (std::string line; std::getline(split, line);) lines.push_back(line);
   }
-  // Results: moved out at their last mention, copied before (a value returned twice).
+  // Results: the storage moved out at its last mention (through an alias: its root), copied
+  // before (a value returned twice) and from parameters (the caller owns them).
   std::string ret = "return {";
   for (std::size_t i = 0; i < f.results.size(); ++i) {
     ValueId r = f.results[i];
-    bool later = std::find(f.results.begin() + static_cast<std::ptrdiff_t>(i) + 1, f.results.end(), r) != f.results.end();
-    ret += (i ? ", " : "") + (later ? name(f, r) : "std::move(" + name(f, r) + ")");
+    ret += (i ? ", " : "") + (uses.result_movable(i) ? "std::move(" + name(f, uses.root(r)) + ")" : name(f, r));
   }
   lines.push_back(ret + "};");
+  uses_ = nullptr;
   return lines;
 }
 
 std::string CppEmitter::statement(const Function& f, const Instr& instr) {
   auto in = [&](std::size_t i) { return name(f, instr.inputs().at(i)); };
+  // Operand i, moved from (its root's storage) when nothing reads it afterwards.
+  auto can_consume = [&](std::size_t i) { return uses_ && uses_->consumable(index_, i); };
+  auto consume = [&](std::size_t i) {
+    return can_consume(i) ? "std::move(" + name(f, uses_->root(instr.inputs().at(i))) + ")" : in(i);
+  };
   auto val = [&](ValueId id) -> const Value& { return f.values.at(static_cast<std::size_t>(id)); };
   const std::string out = instr.outputs().empty() ? "" : name(f, instr.outputs()[0]);
   const Value* ov = instr.outputs().empty() ? nullptr : &val(instr.outputs()[0]);
@@ -144,8 +152,9 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
   auto shp = [&] { return ints_text(ov->shape); };
   switch (instr.kind()) {
     case OpKind::param: return "const Tensor& " + out + " = in" + std::to_string(instr.int_attr("index")) + ";";
+    // A second name for a block; unused when every reader moved from the block itself.
     case OpKind::alias:
-    case OpKind::pvary: return "const Tensor& " + out + " = " + in(0) + ";";
+    case OpKind::pvary: return "[[maybe_unused]] const Tensor& " + out + " = " + in(0) + ";";
     case OpKind::constant: {
       const Attr& a = instr.attrs().at("value");
       if (auto* i = std::get_if<std::int64_t>(&a)) return def("p::scalar_int(" + dt() + ", " + std::to_string(*i) + ")");
@@ -160,8 +169,11 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
       DType compute = ov->dtype;
       for (DType t : {DType::f32, DType::bf16, DType::f16, DType::i32, DType::i64, DType::boolean})
         if (shard::dtype_short_name(t) == instr.string_attr("dtype")) compute = t;
-      return def("p::binary(p::k::BinaryOp::" + std::string(e ? e : fn) + ", " + in(0) + ", " + in(1) + ", " +
-                 dtype_text(compute) + ", " + shp() + ")");
+      // acc = acc + x: the dead first operand's block becomes the result (when dtype and shape
+      // already are the result's; binary_reusing checks and falls back to a new block).
+      const char* helper = can_consume(0) ? "p::binary_reusing(" : "p::binary(";
+      return def(helper + std::string("p::k::BinaryOp::") + std::string(e ? e : fn) + ", " + consume(0) + ", " +
+                 in(1) + ", " + dtype_text(compute) + ", " + shp() + ")");
     }
     case OpKind::compare: {
       DType compute = DType::f32;
@@ -199,7 +211,7 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
              name(f, instr.outputs()[1]) + " = p::convert(std::get<1>(" + tuple + "), " +
              dtype_text(val(instr.outputs()[1]).dtype) + ");";
     }
-    case OpKind::reshape: return def("p::reshape(" + in(0) + ", " + shp() + ")");
+    case OpKind::reshape: return def("p::reshape(" + consume(0) + ", " + shp() + ")");
     case OpKind::transpose: {
       std::string perm = "{";
       const auto& pv = instr.ints_attr("perm");
@@ -243,7 +255,7 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
         for (std::size_t d = 2; d < instr.inputs().size(); ++d)
           starts += std::string(d > 2 ? ", " : "") + "p::to_index(" + in(d) + ")";
       }
-      return def("p::dynamic_update_slice(" + in(0) + ", " + in(1) + ", " + starts + "})");
+      return def("p::dynamic_update_slice(" + consume(0) + ", " + in(1) + ", " + starts + "})");
     }
     case OpKind::dynamic_index: return def("p::dynamic_index(" + in(0) + ", p::to_index(" + in(1) + "))");
     case OpKind::concat:

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "codegen/ir.h"
+#include "codegen/last_use.h"
 #include "frontend/diagnostics.h"
 
 namespace shardc::codegen {
@@ -41,6 +42,10 @@ class CppEmitter {
   std::string spec(const Function& f, const std::vector<AxisList>& spec) const;
   // shard::reshard / shard::start_reshard (prefix "shard::" or "shard::start_") of a reshard_exchange.
   std::string reshard_call(const Function& f, const std::string& prefix, const Instr& instr, const std::string& x) const;
+
+  // Set while a function's body is emitted: which operands may be moved from.
+  const LastUses* uses_ = nullptr;
+  std::size_t index_ = 0;  // the instruction being emitted
 
   const Module& module_;
   EmitOptions options_;

@@ -114,6 +114,15 @@ inline Tensor binary(k::BinaryOp op, const Tensor& a, const Tensor& b, DType dty
   return out;
 }
 
+// binary() into a's own block when a already has the result's dtype and shape (generated code
+// passes a block nobody reads again, as in acc = acc + x); otherwise as binary().
+inline Tensor binary_reusing(k::BinaryOp op, Tensor a, const Tensor& b, DType dtype, Shape shape) {
+  if (a.dtype() != dtype || a.shape() != shape) return binary(op, a, b, dtype, std::move(shape));
+  InDType cb(b, dtype);
+  k::binary(context(), op, in_view(a), in_view(*cb), out_view(a));
+  return a;
+}
+
 inline Tensor compare(k::CompareOp op, const Tensor& a, const Tensor& b, DType dtype, Shape shape) {
   InDType ca(a, dtype), cb(b, dtype);
   Tensor out = Tensor::uninitialized(DType::boolean, std::move(shape));
@@ -136,7 +145,8 @@ inline Tensor materialize(const k::View& v) {
   return out;
 }
 
-inline Tensor reshape(const Tensor& x, Shape shape) { return Tensor(x).reshaped(std::move(shape)); }
+// By value: generated code moves a block nobody reads again in, which keeps its buffer.
+inline Tensor reshape(Tensor x, Shape shape) { return std::move(x).reshaped(std::move(shape)); }
 
 inline Tensor transpose(const Tensor& x, const std::vector<int>& perm) {
   return materialize(in_view(x).permuted(perm));
@@ -166,11 +176,12 @@ inline Tensor dynamic_slice(const Tensor& x, const Shape& starts, Shape sizes) {
   return out;
 }
 
-inline Tensor dynamic_update_slice(const Tensor& x, const Tensor& update, const Shape& starts) {
-  Tensor out = x;
-  Tensor u = convert(update, x.dtype());
-  k::dynamic_update_slice(out_view(out), in_view(u), starts);
-  return out;
+// By value: generated code moves a block nobody reads again in, which is updated in place
+// (a loop filling a result slice by slice then copies nothing).
+inline Tensor dynamic_update_slice(Tensor x, const Tensor& update, const Shape& starts) {
+  InDType u(update, x.dtype());
+  k::dynamic_update_slice(out_view(x), in_view(*u), starts);
+  return x;
 }
 
 // x[i] for a runtime index i along dimension 0 (clamped, as JAX's x[i] on CPU).

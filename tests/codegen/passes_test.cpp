@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "codegen/pipeline.h"
+#include "codegen/last_use.h"
 #include "codegen/print_ir.h"
 #include "codegen/reshard_traffic.h"
 #include "frontend/check/check.h"
@@ -192,6 +193,69 @@ TEST(Pipeline, ManualCollectivesStayAsWritten) {
                  "shard_map f(a: f32[8@X, 16@Y]) -> f32[8@X, 16@Y] on g { return ppermute(a, Y, shift=1); }");
   ASSERT_TRUE(l.module) << l.errors;
   EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "start:ppermute", "wait:ppermute"}));
+}
+
+// Whether the first instruction of `kind` in f's body may consume its operand 0.
+bool first_consumes(const Module& m, const std::string& function, OpKind kind) {
+  const Function& f = *m.find(function);
+  const LastUses uses(f);
+  for (std::size_t i = 0; i < f.body.size(); ++i)
+    if (f.body[i]->kind() == kind) return uses.consumable(i, 0);
+  ADD_FAILURE() << "no " << op_kind_name(kind) << " in " << function;
+  return false;
+}
+
+TEST(LastUses, ADeadBlockIsConsumedThroughItsAlias) {
+  auto l = lower(std::string(kMesh) +
+                 "shard_map f(a: f32[8@X, 16@Y]) -> f32[8@X, 16@Y] on g {\n"
+                 "  let z = a * 2.0;\n"
+                 "  let named = z;\n"
+                 "  return dynamic_update_slice(named, a[0:1], (0, 0));\n"
+                 "}");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_TRUE(first_consumes(*l.module, "f", OpKind::dynamic_update_slice));
+}
+
+TEST(LastUses, ABlockReadLaterOrReturnedOrAParameterIsNotConsumed) {
+  auto l = lower(std::string(kMesh) +
+                 "shard_map later(a: f32[8@X, 16@Y]) -> (f32[8@X, 16@Y], f32[8@X, 16@Y]) on g {\n"
+                 "  let z = a * 2.0;\n"
+                 "  let u = dynamic_update_slice(z, a[0:1], (0, 0));\n"
+                 "  return (u, z + 1.0);\n"
+                 "}\n"
+                 "shard_map returned(a: f32[8@X, 16@Y]) -> (f32[8@X, 16@Y], f32[8@X, 16@Y]) on g {\n"
+                 "  let z = a * 2.0;\n"
+                 "  return (dynamic_update_slice(z, a[0:1], (0, 0)), z);\n"
+                 "}\n"
+                 "shard_map parameter(a: f32[8@X, 16@Y]) -> f32[8@X, 16@Y] on g {\n"
+                 "  return dynamic_update_slice(a, a[0:1] * 2.0, (0, 0));\n"
+                 "}");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_FALSE(first_consumes(*l.module, "later", OpKind::dynamic_update_slice));
+  EXPECT_FALSE(first_consumes(*l.module, "returned", OpKind::dynamic_update_slice));
+  EXPECT_FALSE(first_consumes(*l.module, "parameter", OpKind::dynamic_update_slice));
+}
+
+TEST(LastUses, TheOperandOfACollectiveInFlightIsNotConsumed) {
+  // The ppermute reads b in place from its start until its wait, after the reshape.
+  auto l = lower(std::string(kMesh) +
+                 "shard_map busy(a: f32[8@X, 16@Y]) -> f32[4@X, 32@Y] on g {\n"
+                 "  let b = a * 2.0;\n"
+                 "  let p = ppermute(b, Y, shift=1);\n"
+                 "  let r = reshape(b, (2, 8));\n"
+                 "  return r + reshape(p, (2, 8));\n"
+                 "}\n"
+                 "shard_map idle(a: f32[8@X, 16@Y]) -> f32[4@X, 32@Y] on g {\n"
+                 "  let b = a * 2.0;\n"
+                 "  return reshape(b, (2, 8));\n"
+                 "}");
+  ASSERT_TRUE(l.module) << l.errors;
+  auto k = kinds(*l.module, "busy");
+  auto at = [&](const std::string& name) { return std::find(k.begin(), k.end(), name) - k.begin(); };
+  ASSERT_LT(at("start:ppermute"), at("reshape"));
+  ASSERT_LT(at("reshape"), at("wait:ppermute"));
+  EXPECT_FALSE(first_consumes(*l.module, "busy", OpKind::reshape));
+  EXPECT_TRUE(first_consumes(*l.module, "idle", OpKind::reshape));
 }
 
 }  // namespace

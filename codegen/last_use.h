@@ -1,0 +1,40 @@
+// Which operands an instruction may consume: the emitter moves such an operand into a helper
+// that reuses its storage (dynamic_update_slice and a binary op write in place, reshape keeps
+// the buffer) instead of copying a block that nobody reads again.
+//
+// A value is a view of its *root*: `alias` and `pvary` emit `const Tensor& b = a;`, so the
+// storage belongs to the first value of the chain. An operand may be consumed when its root
+//  - is owned by the function (not a parameter, which the caller owns),
+//  - is read by no later instruction through any of its names, is not a result, and is not
+//    the operand of a started collective still in flight (a collective reads its operand in
+//    place until its wait: the wait counts as a use),
+//  - and appears only once among the instruction's operands.
+#pragma once
+
+#include <vector>
+
+#include "codegen/ir.h"
+
+namespace shardc::codegen {
+
+class LastUses {
+ public:
+  explicit LastUses(const Function& f);
+
+  // The value whose storage `v` names (itself unless `v` comes from alias/pvary).
+  ValueId root(ValueId v) const { return root_.at(static_cast<std::size_t>(v)); }
+  // Whether instruction `index` of the body may move from its operand `operand`.
+  bool consumable(std::size_t index, std::size_t operand) const;
+  // Whether result `i` of the function may be moved out: its root is owned and no later
+  // result names it (an earlier mention of a value returned twice is copied).
+  bool result_movable(std::size_t i) const;
+
+ private:
+  const Function& f_;
+  std::vector<ValueId> root_;
+  std::vector<bool> owned_;               // per value: a local Tensor the function owns
+  std::vector<std::size_t> last_use_;     // per root: the last instruction reading it
+  std::vector<bool> returned_;            // per root: a result of the function
+};
+
+}  // namespace shardc::codegen
