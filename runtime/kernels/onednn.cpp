@@ -7,6 +7,7 @@
 #include <shared_mutex>
 
 #include "checks.h"
+#include "shard/kernels/compute_gate.h"
 #include "shard/errors.h"
 
 namespace shard::kernels {
@@ -32,6 +33,8 @@ PrimitiveCache& cache() {
 }  // namespace
 
 Context::Impl::Impl() : engine(cpu_engine()), stream(engine) {}
+
+void Context::set_compute_gate(ComputeGate* gate) { impl_->gate = gate; }
 
 Context::Context() : impl_(std::make_unique<Impl>()) {}
 Context::~Context() = default;
@@ -90,8 +93,20 @@ void execute(Context& ctx, BoundPrimitive& p, std::initializer_list<const void*>
   const std::size_t bytes = p.cached.scratchpad.get_size();
   if (impl.scratchpad.size() < bytes) impl.scratchpad.resize(bytes);
   if (bytes > 0) p.args.at(DNNL_ARG_SCRATCHPAD).set_data_handle(impl.scratchpad.data());
-  p.cached.primitive.execute(impl.stream, p.args);
-  impl.stream.wait();
+  if (impl.gate == nullptr) {
+    p.cached.primitive.execute(impl.stream, p.args);
+    impl.stream.wait();
+    return;
+  }
+  impl.gate->acquire();
+  try {
+    p.cached.primitive.execute(impl.stream, p.args);
+    impl.stream.wait();
+  } catch (...) {
+    impl.gate->release();
+    throw;
+  }
+  impl.gate->release();
 }
 
 std::string with_thread_count(const std::string& key) {

@@ -44,6 +44,7 @@ struct Context::Impl {
   std::vector<char> scratchpad;             // grown on demand, shared by this context's primitives
   std::vector<float> f32_a, f32_b, f32_c;   // conversion buffers for bf16/f16 matmuls
   std::unordered_map<std::string, std::unique_ptr<detail::BoundPrimitive>> bound;
+  ComputeGate* gate = nullptr;  // see Context::set_compute_gate
 
   Impl();
 };

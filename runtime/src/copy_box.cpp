@@ -1,13 +1,53 @@
 #include "copy_box.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace shard::detail {
 
+void copy_streaming(std::byte* dst, const std::byte* src, std::size_t bytes) {
+#if defined(__SSE2__)
+  // An ordinary copy up to the first 16-byte boundary of dst, streaming stores from there, and
+  // an ordinary copy of the tail.
+  const std::size_t head = std::min(bytes, (16 - reinterpret_cast<std::uintptr_t>(dst) % 16) % 16);
+  std::memcpy(dst, src, head);
+  dst += head;
+  src += head;
+  bytes -= head;
+  auto* d = reinterpret_cast<__m128i*>(dst);
+  const auto* s = reinterpret_cast<const __m128i*>(src);
+  const std::size_t vectors = bytes / 16;
+  std::size_t i = 0;
+  for (; i + 4 <= vectors; i += 4) {
+    const __m128i a = _mm_loadu_si128(s + i), b = _mm_loadu_si128(s + i + 1);
+    const __m128i c = _mm_loadu_si128(s + i + 2), e = _mm_loadu_si128(s + i + 3);
+    _mm_stream_si128(d + i, a);
+    _mm_stream_si128(d + i + 1, b);
+    _mm_stream_si128(d + i + 2, c);
+    _mm_stream_si128(d + i + 3, e);
+  }
+  for (; i < vectors; ++i) _mm_stream_si128(d + i, _mm_loadu_si128(s + i));
+  std::memcpy(dst + vectors * 16, src + vectors * 16, bytes % 16);
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
+void streaming_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
 void copy_box(const std::byte* src, const Shape& src_shape, const Shape& src_offset, std::byte* dst,
-              const Shape& dst_shape, const Shape& dst_offset, const Shape& extent, std::size_t element_size) {
+              const Shape& dst_shape, const Shape& dst_offset, const Shape& extent, std::size_t element_size,
+              bool streaming) {
   const int rank = static_cast<int>(extent.size());
   for (auto e : extent)
     if (e == 0) return;
@@ -34,8 +74,15 @@ void copy_box(const std::byte* src, const Shape& src_shape, const Shape& src_off
   }
   // src_stride[d + 1] is the stride of dimension d.
   const std::size_t run_bytes = static_cast<std::size_t>(run) * element_size;
+  auto copy_run = [&](std::int64_t t, std::int64_t s) {
+    if (streaming)
+      copy_streaming(dst + t * element_size, src + s * element_size, run_bytes);
+    else
+      std::memcpy(dst + t * element_size, src + s * element_size, run_bytes);
+  };
   if (inner == 0) {
-    std::memcpy(dst + dst_base * element_size, src + src_base * element_size, run_bytes);
+    copy_run(dst_base, src_base);
+    if (streaming) streaming_fence();
     return;
   }
   // Odometer over the outer dimensions [0, inner).
@@ -46,11 +93,12 @@ void copy_box(const std::byte* src, const Shape& src_shape, const Shape& src_off
       s += index[d] * src_stride[d + 1];
       t += index[d] * dst_stride[d + 1];
     }
-    std::memcpy(dst + t * element_size, src + s * element_size, run_bytes);
+    copy_run(t, s);
     int d = inner - 1;
     while (d >= 0 && ++index[d] == extent[d]) index[d--] = 0;
     if (d < 0) break;
   }
+  if (streaming) streaming_fence();
 }
 
 }  // namespace shard::detail

@@ -10,8 +10,21 @@ namespace shard::detail {
 
 // Copies the box of size `extent` at `src_offset` inside the row-major array `src` (shape
 // `src_shape`) to `dst_offset` inside `dst` (shape `dst_shape`). All shapes have one rank; the
-// caller guarantees that both boxes lie inside their arrays. Contiguous inner runs become one memcpy.
+// caller guarantees that both boxes lie inside their arrays. Contiguous inner runs become one
+// memcpy (one copy_streaming when `streaming`, fenced before it returns).
 void copy_box(const std::byte* src, const Shape& src_shape, const Shape& src_offset, std::byte* dst,
-              const Shape& dst_shape, const Shape& dst_offset, const Shape& extent, std::size_t element_size);
+              const Shape& dst_shape, const Shape& dst_offset, const Shape& extent, std::size_t element_size,
+              bool streaming = false);
+
+// Large copies whose destination will not be read before it leaves the caches: non-temporal
+// stores skip reading every destination line before overwriting it, a third of a copy's memory
+// traffic. Call streaming_fence() before anything publishes the destination to another thread
+// (streaming stores are weakly ordered, and a later release store does not order them).
+void copy_streaming(std::byte* dst, const std::byte* src, std::size_t bytes);
+void streaming_fence();
+
+// Per-device output size from which the collectives write with streaming stores: beyond it the
+// output (8 devices: 8 times this) does not stay in cache until it is read.
+inline constexpr std::size_t kStreamingBytes = std::size_t{4} << 20;
 
 }  // namespace shard::detail

@@ -8,7 +8,10 @@ Device::Device(int id, Communicator& comm) : id_(id), comm_(&comm) {}
 Device::~Device() = default;
 
 kernels::Context& Device::kernels() {
-  if (!kernels_) kernels_ = std::make_unique<kernels::Context>();
+  if (!kernels_) {
+    kernels_ = std::make_unique<kernels::Context>();
+    kernels_->set_compute_gate(gate_);
+  }
   return *kernels_;
 }
 

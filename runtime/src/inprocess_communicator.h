@@ -10,8 +10,9 @@
 //           possibly with a mid-way stage barrier (all_reduce: my share is reduced, take theirs);
 //           release: finished := tag, then wait for every peer's finished >= tag, since peers
 //           may still be reading my input and output, which the caller frees once I return.
-// Waiting is a short poll, then a futex sleep (std::atomic::wait); each slot counts its sleepers
-// so that publishing costs a futex call only when someone sleeps on that slot.
+// Waiting polls (spin, or spin then sched_yield when devices share cores; see wait.h), then
+// sleeps on a futex (std::atomic::wait); each slot counts its sleepers so that publishing
+// costs a futex call only when someone sleeps on that slot.
 // A device whose part of the call returns sets kDeparted on its words: a peer still waiting for
 // it gets an ArgumentError (a non-SPMD program) instead of waiting forever.
 // On abort the flag words get the kAbort bit and every sleeper wakes. A device unwinding still
@@ -26,13 +27,16 @@
 #include <vector>
 
 #include "shard/communicator.h"
+#include "shard/kernels/compute_gate.h"
+#include "wait.h"
 
 namespace shard::detail {
 
 class InProcessCommunicator final : public Communicator {
  public:
-  // `spin_iterations`: how long a waiting device polls before it sleeps on a futex.
-  InProcessCommunicator(int devices, int spin_iterations);
+  // `policy`: how a waiting device polls (spin, then yield) before it sleeps on a futex.
+  // `gate` (may be null): the Runtime's compute gate, held around large reductions.
+  InProcessCommunicator(int devices, WaitPolicy policy, kernels::ComputeGate* gate = nullptr);
 
   Ticket start(int device, const Group& group, const CollectiveOp& op) override;
   void finish(int device, Ticket ticket) override;
@@ -95,7 +99,8 @@ class InProcessCommunicator final : public Communicator {
 
   std::unique_ptr<Channel[]> channels_;
   int devices_;
-  int spin_iterations_;
+  WaitPolicy policy_;
+  kernels::ComputeGate* gate_;
 };
 
 }  // namespace shard::detail

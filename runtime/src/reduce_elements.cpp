@@ -1,7 +1,10 @@
 #include "reduce_elements.h"
 
+#include "copy_box.h"
+
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "shard/errors.h"
 #include "shard/kernels/float16.h"
@@ -10,7 +13,12 @@ namespace shard::detail {
 
 namespace {
 
-constexpr std::int64_t kBlock = 512;  // elements accumulated in registers/L1 at a time
+// The reduction goes through the output in chunks of kBlock elements: each chunk is
+// accumulated in a small buffer that stays in L1, reading the sources two at a time (three
+// streams: the buffer and two sources, each read for a whole chunk, which the hardware
+// prefetchers follow; all n at once defeats them, one at a time doubles the buffer's traffic),
+// and the chunk is written once. Measured at 64 MiB on 8 inputs: 1.5x the one-at-a-time loop.
+constexpr std::int64_t kBlock = 1024;
 
 template <class Acc>
 inline Acc combine(ReduceOp op, Acc a, Acc b) {
@@ -30,69 +38,95 @@ inline Acc combine(ReduceOp op, Acc a, Acc b) {
   return a;
 }
 
-// Storage type T, accumulator Acc, conversions load/store.
-template <class T, class Acc, class Load, class Store>
-void reduce_typed(ReduceOp op, const std::byte* const* inputs, int n, std::byte* out, std::int64_t count, Load load,
-                  Store store) {
-  Acc acc[kBlock];
-  for (std::int64_t base = 0; base < count; base += kBlock) {
-    const std::int64_t len = std::min(kBlock, count - base);
-    const T* first = reinterpret_cast<const T*>(inputs[0]) + base;
-    for (std::int64_t i = 0; i < len; ++i) acc[i] = load(first[i]);
-    for (int k = 1; k < n; ++k) {
-      const T* in = reinterpret_cast<const T*>(inputs[k]) + base;
-      switch (op) {  // hoisted out of the inner loop so that it vectorises
-        case ReduceOp::sum:
-          for (std::int64_t i = 0; i < len; ++i) acc[i] = combine<Acc>(ReduceOp::sum, acc[i], load(in[i]));
-          break;
-        case ReduceOp::max:
-          for (std::int64_t i = 0; i < len; ++i) acc[i] = combine<Acc>(ReduceOp::max, acc[i], load(in[i]));
-          break;
-        case ReduceOp::min:
-          for (std::int64_t i = 0; i < len; ++i) acc[i] = combine<Acc>(ReduceOp::min, acc[i], load(in[i]));
-          break;
-      }
-    }
-    T* dst = reinterpret_cast<T*>(out) + base;
-    for (std::int64_t i = 0; i < len; ++i) dst[i] = store(acc[i]);
+// acc[i] = op over k of source(k)[i], i < len, combined in rank order, two sources per pass
+// (n >= 2).
+template <class T, class Acc, ReduceOp Op, class Source, class Load>
+inline void accumulate(Acc* acc, Source&& source, int n, std::int64_t len, Load load) {
+  const T* a = source(0);
+  const T* b = source(1);
+  for (std::int64_t i = 0; i < len; ++i) acc[i] = combine<Acc>(Op, load(a[i]), load(b[i]));
+  int k = 2;
+  for (; k + 1 < n; k += 2) {
+    const T* s = source(k);
+    const T* t = source(k + 1);
+    for (std::int64_t i = 0; i < len; ++i) acc[i] = combine<Acc>(Op, combine<Acc>(Op, acc[i], load(s[i])), load(t[i]));
+  }
+  if (k < n) {
+    const T* s = source(k);
+    for (std::int64_t i = 0; i < len; ++i) acc[i] = combine<Acc>(Op, acc[i], load(s[i]));
   }
 }
 
+// Storage type T, accumulator Acc, conversions load/store.
+// Streaming chunks skip reading each destination line before overwriting it.
+template <class T, class Acc, class Load, class Store>
+void reduce_typed(ReduceOp op, const std::byte* const* inputs, int n, std::byte* out, std::int64_t count,
+                  bool streaming, Load load, Store store) {
+  alignas(64) Acc acc[kBlock];
+  alignas(64) T staged[std::is_same_v<T, Acc> ? 1 : kBlock];  // the chunk in T, for streaming
+  for (std::int64_t base = 0; base < count; base += kBlock) {
+    const std::int64_t len = std::min(kBlock, count - base);
+    auto source = [&](int k) { return reinterpret_cast<const T*>(inputs[k]) + base; };
+    switch (op) {  // hoisted out of the inner loops so that they vectorise
+      case ReduceOp::sum: accumulate<T, Acc, ReduceOp::sum>(acc, source, n, len, load); break;
+      case ReduceOp::max: accumulate<T, Acc, ReduceOp::max>(acc, source, n, len, load); break;
+      case ReduceOp::min: accumulate<T, Acc, ReduceOp::min>(acc, source, n, len, load); break;
+    }
+    T* dst = reinterpret_cast<T*>(out) + base;
+    const std::size_t bytes = static_cast<std::size_t>(len) * sizeof(T);
+    if (streaming) {
+      if constexpr (std::is_same_v<T, Acc>) {
+        copy_streaming(reinterpret_cast<std::byte*>(dst), reinterpret_cast<const std::byte*>(acc), bytes);
+      } else {
+        for (std::int64_t i = 0; i < len; ++i) staged[i] = store(acc[i]);
+        copy_streaming(reinterpret_cast<std::byte*>(dst), reinterpret_cast<const std::byte*>(staged), bytes);
+      }
+    } else {
+      for (std::int64_t i = 0; i < len; ++i) dst[i] = store(acc[i]);
+    }
+  }
+  if (streaming) streaming_fence();
+}
+
 template <class T>
-void reduce_same(ReduceOp op, const std::byte* const* inputs, int n, std::byte* out, std::int64_t count) {
-  reduce_typed<T, T>(op, inputs, n, out, count, [](T v) { return v; }, [](T v) { return v; });
+void reduce_same(ReduceOp op, const std::byte* const* inputs, int n, std::byte* out, std::int64_t count,
+                 bool streaming) {
+  reduce_typed<T, T>(op, inputs, n, out, count, streaming, [](T v) { return v; }, [](T v) { return v; });
 }
 
 // Signed integers: sums wrap, so add as unsigned; max/min compare signed.
 template <class S>
-void reduce_integer(ReduceOp op, const std::byte* const* inputs, int n, std::byte* out, std::int64_t count) {
+void reduce_integer(ReduceOp op, const std::byte* const* inputs, int n, std::byte* out, std::int64_t count,
+                    bool streaming) {
   using U = std::make_unsigned_t<S>;
   if (op == ReduceOp::sum)
-    reduce_same<U>(op, inputs, n, out, count);
+    reduce_same<U>(op, inputs, n, out, count, streaming);
   else
-    reduce_same<S>(op, inputs, n, out, count);
+    reduce_same<S>(op, inputs, n, out, count, streaming);
 }
 
 }  // namespace
 
 void reduce_elements(DType dtype, ReduceOp op, const std::byte* const* inputs, int n, std::byte* out,
-                     std::int64_t count) {
+                     std::int64_t count, bool streaming) {
   if (n == 1) {
     if (out != inputs[0]) std::memmove(out, inputs[0], static_cast<std::size_t>(count) * dtype_size(dtype));
     return;
   }
   switch (dtype) {
-    case DType::f32: return reduce_same<float>(op, inputs, n, out, count);
+    case DType::f32: return reduce_same<float>(op, inputs, n, out, count, streaming);
     case DType::bf16:
-      return reduce_typed<std::uint16_t, float>(op, inputs, n, out, count, kernels::bf16_to_f32, kernels::f32_to_bf16);
+      return reduce_typed<std::uint16_t, float>(op, inputs, n, out, count, streaming, kernels::bf16_to_f32,
+                                                kernels::f32_to_bf16);
     case DType::f16:
-      return reduce_typed<std::uint16_t, float>(op, inputs, n, out, count, kernels::f16_to_f32, kernels::f32_to_f16);
-    case DType::i32: return reduce_integer<std::int32_t>(op, inputs, n, out, count);
-    case DType::i64: return reduce_integer<std::int64_t>(op, inputs, n, out, count);
+      return reduce_typed<std::uint16_t, float>(op, inputs, n, out, count, streaming, kernels::f16_to_f32,
+                                                kernels::f32_to_f16);
+    case DType::i32: return reduce_integer<std::int32_t>(op, inputs, n, out, count, streaming);
+    case DType::i64: return reduce_integer<std::int64_t>(op, inputs, n, out, count, streaming);
     case DType::boolean:
       SHARD_ASSERT(op != ReduceOp::sum, "bool sums must be converted to int32 before reducing");
       // max = or, min = and on 0/1 bytes.
-      return reduce_same<std::uint8_t>(op, inputs, n, out, count);
+      return reduce_same<std::uint8_t>(op, inputs, n, out, count, streaming);
   }
 }
 

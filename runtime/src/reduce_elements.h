@@ -16,7 +16,9 @@ namespace shard::detail {
 // out[i] = op(inputs[0][i], ..., inputs[n-1][i]) for i in [0, count). `out` may alias inputs[k]
 // only when every input pointer is the same array position (it is read before it is written).
 // Bool sums are not handled here (psum of bool counts in int32: the caller converts first).
+// `streaming`: write `out` with non-temporal stores (for outputs too large to stay in cache; the
+// stores are fenced before this returns).
 void reduce_elements(DType dtype, ReduceOp op, const std::byte* const* inputs, int n, std::byte* out,
-                     std::int64_t count);
+                     std::int64_t count, bool streaming = false);
 
 }  // namespace shard::detail

@@ -36,6 +36,12 @@ struct Runtime::Worker {
   bool stop = false;
 };
 
+struct Runtime::WaitPolicies {
+  detail::WaitPolicy device;  // device threads inside collectives
+  detail::WaitPolicy idle;    // device threads between calls
+  detail::WaitPolicy caller;  // the thread in run(): for the call's end
+};
+
 namespace {
 // Which runtime, if any, owns the current thread: a device may not start a nested call.
 thread_local const void* tls_owner = nullptr;
@@ -48,11 +54,21 @@ Runtime::Runtime(int devices, int cores) {
   // An explicit OMP_NUM_THREADS is an upper bound (ThreadSanitizer runs set it to 1 to keep
   // libgomp's thread pool, which TSan cannot see through, out of the tested paths).
   if (std::getenv("OMP_NUM_THREADS") != nullptr) omp_threads_ = std::max(1, std::min(omp_threads_, omp_get_max_threads()));
-  comm_ = std::make_unique<detail::InProcessCommunicator>(
-      devices, devices <= cores ? detail::kSpinIterationsUndersubscribed : detail::kSpinIterations);
+  // Device threads (with their OpenMP teams) spin while they fit the cores and yield when they
+  // share them; the caller counts as one more busy thread for launches and call ends.
+  const int busy = devices * omp_threads_;
+  waits_ = std::make_unique<WaitPolicies>();
+  waits_->device = detail::collective_wait_policy(busy, cores);
+  waits_->idle = detail::idle_wait_policy(busy + 1, cores);
+  waits_->caller = detail::caller_wait_policy(busy + 1, cores);
   busy_.assign(devices, 0);
   workers_.reserve(devices);
-  for (int d = 0; d < devices; ++d) workers_.push_back(std::make_unique<Worker>(d, *comm_));
+  if (busy > cores) gate_ = std::make_unique<kernels::ComputeGate>(std::max(1, cores / omp_threads_));
+  comm_ = std::make_unique<detail::InProcessCommunicator>(devices, waits_->device, gate_.get());
+  for (int d = 0; d < devices; ++d) {
+    workers_.push_back(std::make_unique<Worker>(d, *comm_));
+    workers_.back()->device.set_compute_gate(gate_.get());
+  }
   for (auto& w : workers_) w->thread = std::thread([this, wp = w.get()] { worker_loop(*wp); });
 }
 
@@ -109,7 +125,7 @@ void Runtime::run_erased(const Mesh& mesh, Erased fn, void* ctx) {
   }
   dispatch_.fetch_add(1, std::memory_order_seq_cst);
   dispatch_.notify_all();
-  detail::wait_while_equal(first.completion, completion);
+  detail::wait_while_equal(first.completion, completion, waits_->caller);
   comm_->end_call(call.devices);
   release(mesh);
   if (call.failed) throw DeviceError(call.error_device, call.error_message);
@@ -118,16 +134,13 @@ void Runtime::run_erased(const Mesh& mesh, Erased fn, void* ctx) {
 }
 
 std::uint32_t Runtime::wait_for_call(Worker& w, std::uint32_t seen) {
-  for (int i = 0; i < detail::kSpinIterations; ++i) {
-    const std::uint32_t s = w.signal.load(std::memory_order_acquire);
-    if (s != seen) return s;
-    detail::cpu_relax();
-  }
+  std::uint32_t s = seen;
+  if (detail::poll_until(waits_->idle, [&] { return (s = w.signal.load(std::memory_order_acquire)) != seen; })) return s;
   while (true) {
     // Read the dispatch word before the signal: a call handed over after this read bumps the
     // word too, so the wait below returns at once instead of missing it.
     const std::uint32_t epoch = dispatch_.load(std::memory_order_seq_cst);
-    const std::uint32_t s = w.signal.load(std::memory_order_acquire);
+    s = w.signal.load(std::memory_order_acquire);
     if (s != seen) return s;
     dispatch_.wait(epoch, std::memory_order_acquire);
   }

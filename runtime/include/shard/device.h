@@ -14,6 +14,7 @@ namespace shard {
 
 namespace kernels {
 class Context;
+class ComputeGate;
 }
 
 class Device {
@@ -38,6 +39,8 @@ class Device {
 
   // Used by the Runtime at the start of each call.
   void begin_call(const Mesh& mesh);
+  // Used by the Runtime before the first call: the gate this device's kernels pass through.
+  void set_compute_gate(kernels::ComputeGate* gate) { gate_ = gate; }
 
  private:
   struct CachedGroup {
@@ -50,6 +53,7 @@ class Device {
   std::optional<Mesh> cached_for_;  // the mesh the cached groups belong to
   std::vector<std::unique_ptr<CachedGroup>> groups_;
   std::unique_ptr<kernels::Context> kernels_;
+  kernels::ComputeGate* gate_ = nullptr;
 };
 
 }  // namespace shard

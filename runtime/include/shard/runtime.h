@@ -20,6 +20,7 @@
 
 #include "shard/communicator.h"
 #include "shard/device.h"
+#include "shard/kernels/compute_gate.h"
 #include "shard/mesh.h"
 
 namespace shard {
@@ -28,7 +29,8 @@ class Runtime {
  public:
   // `cores` = 0 means std::thread::hardware_concurrency(). Each device thread gets
   // max(1, cores / devices) OpenMP threads, so local math never oversubscribes the machine;
-  // an OMP_NUM_THREADS set in the environment caps that number.
+  // an OMP_NUM_THREADS set in the environment caps that number. When devices outnumber
+  // cores, at most `cores` of them run a oneDNN kernel at a time (kernels/compute_gate.h).
   explicit Runtime(int devices, int cores = 0);
   ~Runtime();
   Runtime(const Runtime&) = delete;
@@ -56,6 +58,11 @@ class Runtime {
   void release(const Mesh& mesh);
 
   int omp_threads_;
+  // How device threads and the caller wait (spin, yield, then sleep; see src/wait.h).
+  struct WaitPolicies;
+  std::unique_ptr<WaitPolicies> waits_;
+  // One permit per core for the devices' kernels when devices outnumber cores (else null).
+  std::unique_ptr<kernels::ComputeGate> gate_;
   std::unique_ptr<Communicator> comm_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::mutex busy_mutex_;

@@ -15,12 +15,18 @@ namespace shard::kernels {
 // work, and small arrays gain nothing from spreading over OpenMP threads.
 inline constexpr std::int64_t kOneDnnMinElements = 4096;
 
+class ComputeGate;
+
 class Context {
  public:
   Context();
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
+
+  // Every oneDNN execution on this context holds a permit of `gate` (nullptr: none). The
+  // Runtime sets one when its device threads outnumber the cores (see compute_gate.h).
+  void set_compute_gate(ComputeGate* gate);
 
   struct Impl;  // oneDNN objects; see runtime/kernels/onednn.h
   Impl& impl() { return *impl_; }
