@@ -1,6 +1,7 @@
 #include "codegen/lower_to_spmd.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "codegen/lowering_support.h"
@@ -132,17 +133,58 @@ class SpmdLowering {
     return false;
   }
 
-  // Runs `op` on replicated operands, then reshards its results to their checked shardings.
+  // The dimensions an op that works along some axes of one operand needs whole (softmax and
+  // roll along `axis`, prod/argmax/argmin over `axes`); every other dimension keeps its blocks,
+  // so only the axes of these are gathered. nullopt: the op needs its operands replicated.
+  std::optional<std::vector<std::int64_t>> whole_dims(const check::Op& op) const {
+    const std::string& n = op.name;
+    if (op.inputs.size() != 1 || op.outputs.size() != 1) return std::nullopt;
+    if (n == "roll" || n == "softmax") return std::vector<std::int64_t>{std::get<std::int64_t>(op.attrs.at("axis"))};
+    if (n == "reduce_prod" || n == "reduce_argmax" || n == "reduce_argmin") {
+      const auto& axes = std::get<std::vector<std::int64_t>>(op.attrs.at("axes"));
+      if (!axes.empty()) return axes;
+    }
+    return std::nullopt;
+  }
+
+  // The sharding the op's result has when its operand has `in`: the same for roll/softmax; a
+  // reduction drops the reduced dimensions (keeps them, of size 1 and unsplit, with keepdims).
+  std::vector<AxisList> result_spec_for(const check::Op& op, const std::vector<AxisList>& in,
+                                        const std::vector<std::int64_t>& whole) const {
+    if (op.name == "roll" || op.name == "softmax") return in;
+    const bool keepdims = std::get<bool>(op.attrs.at("keepdims"));
+    std::vector<AxisList> out;
+    for (std::size_t d = 0; d < in.size(); ++d) {
+      const bool reduced = std::find(whole.begin(), whole.end(), static_cast<std::int64_t>(d)) != whole.end();
+      if (!reduced) out.push_back(in[d]);
+      else if (keepdims) out.push_back({});
+    }
+    return out;
+  }
+
+  // Runs `op` on operands whose dimensions it reads across are gathered (only those, when
+  // whole_dims knows them; else every dimension), then reshards its results to their checked
+  // shardings.
   void lower_replicated(const check::Op& op) {
     std::vector<ValueId> inputs;
-    for (ValueId in : op.inputs) {
-      const Value& v = val(in);
-      inputs.push_back(v.kind == ValueKind::array ? emit_reshard(f_, in, replicated_spec(static_cast<int>(v.spec.size())), op.range) : in);
+    std::vector<AxisList> natural_out;
+    const auto whole = whole_dims(op);
+    if (whole) {
+      std::vector<AxisList> in_spec = val(op.inputs[0]).spec;
+      for (std::int64_t d : *whole) in_spec.at(static_cast<std::size_t>(d)).clear();
+      inputs.push_back(emit_reshard(f_, op.inputs[0], in_spec, op.range));
+      natural_out = result_spec_for(op, in_spec, *whole);
+    } else {
+      for (ValueId in : op.inputs) {
+        const Value& v = val(in);
+        inputs.push_back(v.kind == ValueKind::array ? emit_reshard(f_, in, replicated_spec(static_cast<int>(v.spec.size())), op.range) : in);
+      }
     }
     std::vector<ValueId> full_outputs;
     for (ValueId o : op.outputs) {
       Value v = val(o);
-      ValueId id = f_.add_value(with_spec(*f_.mesh, v, replicated_spec(static_cast<int>(v.spec.size()))));
+      std::vector<AxisList> spec = whole ? natural_out : replicated_spec(static_cast<int>(v.spec.size()));
+      ValueId id = f_.add_value(with_spec(*f_.mesh, v, spec));
       f_.values[static_cast<std::size_t>(id)].name.clear();
       full_outputs.push_back(id);
     }

@@ -100,6 +100,20 @@ TEST(LowerReductions, ReducingAReplicatedDimStaysLocal) {
   EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "reduce"}));
 }
 
+TEST(LowerToSpmd, WorkingAlongAShardedDimGathersOnlyThatDim) {
+  // softmax along dim 0 of [X, Y]: gather X along dim 0, keep the Y blocks, then take the X piece.
+  auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16@Y]) -> f32[8@X, 16@Y] on g { return softmax(a, axis=0); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "start:all_gather", "wait:all_gather", "softmax",
+                                                             "take_piece"}));
+  EXPECT_EQ(l.module->find("f")->body[1]->axes_attr("axes"), (AxisList{0}));
+  // argmax over dim 0: the result keeps dim 1's Y blocks, nothing to take afterwards.
+  auto m = lower(std::string(kMesh) + "func f(a: f32[8@X, 16@Y]) -> i32[16@Y] on g { return argmax(a, axis=0); }");
+  ASSERT_TRUE(m.module) << m.errors;
+  EXPECT_EQ(kinds(*m.module, "f"), (std::vector<std::string>{"param", "start:all_gather", "wait:all_gather", "reduce",
+                                                             "alias"}));
+}
+
 TEST(LowerReshards, MovingAnAxisBetweenDimsIsOneAllToAll) {
   auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16]) -> f32[8, 16@X] on g { return reshard(a, [None, X]); }");
   ASSERT_TRUE(l.module) << l.errors;
