@@ -57,8 +57,8 @@ class Permit {
 };
 }  // namespace
 
-InProcessCommunicator::InProcessCommunicator(int devices, WaitPolicy policy, kernels::ComputeGate* gate)
-    : channels_(std::make_unique<Channel[]>(devices)), devices_(devices), policy_(policy), gate_(gate) {}
+InProcessCommunicator::InProcessCommunicator(int devices, WaitPolicy policy)
+    : channels_(std::make_unique<Channel[]>(devices)), devices_(devices), policy_(policy) {}
 
 void InProcessCommunicator::begin_call(std::span<const int> devices, std::atomic<bool>* aborted) {
   for (int d : devices) {
@@ -291,7 +291,7 @@ void InProcessCommunicator::run_all_reduce(int device, const Group& group, const
     std::vector<const std::byte*> shifted_many(n > 64 ? n : 0);
     const std::byte** s = n > 64 ? shifted_many.data() : shifted;
     for (int r = 0; r < n; ++r) s[r] = in[r] + lo * esize;
-    const Permit permit(streaming ? gate_ : nullptr);
+    const Permit permit(streaming ? gate_of(device) : nullptr);
     reduce_elements(dtype, op.reduce, s, n, out + lo * esize, hi - lo, streaming);
   }
   stage_barrier(device, group, tag);
@@ -337,7 +337,7 @@ void InProcessCommunicator::run_reduce_scatter(const Group& group, const Collect
   const bool streaming = op.output->nbytes() >= kStreamingBytes;
   for (std::int64_t o = 0; o < op.outer; ++o) {
     for (int r = 0; r < n; ++r) shifted[r] = in[r] + ((o * n + group.rank) * inner) * esize;
-    const Permit permit(streaming ? gate_ : nullptr);
+    const Permit permit(streaming ? gate_of(group.members[group.rank]) : nullptr);
     reduce_elements(dtype, op.reduce, shifted.data(), n, op.output->bytes() + o * inner * esize, inner, streaming);
   }
 }

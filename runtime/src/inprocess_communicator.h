@@ -35,8 +35,10 @@ namespace shard::detail {
 class InProcessCommunicator final : public Communicator {
  public:
   // `policy`: how a waiting device polls (spin, then yield) before it sleeps on a futex.
-  // `gate` (may be null): the Runtime's compute gate, held around large reductions.
-  InProcessCommunicator(int devices, WaitPolicy policy, kernels::ComputeGate* gate = nullptr);
+  InProcessCommunicator(int devices, WaitPolicy policy);
+  // Per device, the compute gate whose permit it holds around large reductions (null: none).
+  // Set before the first call.
+  void set_compute_gates(std::vector<kernels::ComputeGate*> gates) { gates_ = std::move(gates); }
 
   Ticket start(int device, const Group& group, const CollectiveOp& op) override;
   void finish(int device, Ticket ticket) override;
@@ -100,7 +102,9 @@ class InProcessCommunicator final : public Communicator {
   std::unique_ptr<Channel[]> channels_;
   int devices_;
   WaitPolicy policy_;
-  kernels::ComputeGate* gate_;
+  std::vector<kernels::ComputeGate*> gates_;  // per device; empty: no gate
+
+  kernels::ComputeGate* gate_of(int device) const { return gates_.empty() ? nullptr : gates_[device]; }
 };
 
 }  // namespace shard::detail

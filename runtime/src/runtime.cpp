@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "cpu_affinity.h"
 #include "inprocess_communicator.h"
 #include "shard/errors.h"
 #include "wait.h"
@@ -63,13 +64,36 @@ Runtime::Runtime(int devices, int cores) {
   waits_->caller = detail::caller_wait_policy(busy + 1, cores);
   busy_.assign(devices, 0);
   workers_.reserve(devices);
-  if (busy > cores) gate_ = std::make_unique<kernels::ComputeGate>(std::max(1, cores / omp_threads_));
-  comm_ = std::make_unique<detail::InProcessCommunicator>(devices, waits_->device, gate_.get());
-  for (int d = 0; d < devices; ++d) {
-    workers_.push_back(std::make_unique<Worker>(d, *comm_));
-    workers_.back()->device.set_compute_gate(gate_.get());
-  }
+  auto comm = std::make_unique<detail::InProcessCommunicator>(devices, waits_->device);
+  for (int d = 0; d < devices; ++d) workers_.push_back(std::make_unique<Worker>(d, *comm));
   for (auto& w : workers_) w->thread = std::thread([this, wp = w.get()] { worker_loop(*wp); });
+  // The workers wait for their first call; placement and gates are settled before it (the
+  // launch's release/acquire publishes them).
+  if (busy > cores) {
+    pinned_ = pin_devices(cores);
+    if (pinned_) {
+      for (int c = 0; c < cores; ++c) gates_.push_back(std::make_unique<kernels::ComputeGate>(1));
+    } else {
+      gates_.push_back(std::make_unique<kernels::ComputeGate>(std::max(1, cores / omp_threads_)));
+    }
+    std::vector<kernels::ComputeGate*> by_device(devices);
+    for (int d = 0; d < devices; ++d) by_device[d] = gates_[d % gates_.size()].get();
+    comm->set_compute_gates(by_device);
+    for (int d = 0; d < devices; ++d) workers_[d]->device.set_compute_gate(by_device[d]);
+  }
+  comm_ = std::move(comm);
+}
+
+bool Runtime::pin_devices(int cores) {
+  if (!detail::pinning_enabled()) return false;
+  const std::vector<int> cpus = detail::allowed_cpus();
+  if (static_cast<int>(cpus.size()) < cores) return false;
+  for (std::size_t d = 0; d < workers_.size(); ++d) {
+    if (detail::pin_thread(workers_[d]->thread, cpus[d % cores])) continue;
+    for (std::size_t u = 0; u < d; ++u) detail::unpin_thread(workers_[u]->thread, cpus);
+    return false;
+  }
+  return true;
 }
 
 Runtime::~Runtime() {

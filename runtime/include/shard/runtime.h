@@ -30,7 +30,9 @@ class Runtime {
   // `cores` = 0 means std::thread::hardware_concurrency(). Each device thread gets
   // max(1, cores / devices) OpenMP threads, so local math never oversubscribes the machine;
   // an OMP_NUM_THREADS set in the environment caps that number. When devices outnumber
-  // cores, at most `cores` of them run a oneDNN kernel at a time (kernels/compute_gate.h).
+  // cores, at most `cores` of them run a oneDNN kernel at a time (kernels/compute_gate.h), and
+  // device d is pinned to the d % cores-th CPU the process may use, with a permit of its own
+  // per core (SHARD_PIN_DEVICES=0 turns pinning off; see src/cpu_affinity.h).
   explicit Runtime(int devices, int cores = 0);
   ~Runtime();
   Runtime(const Runtime&) = delete;
@@ -38,6 +40,8 @@ class Runtime {
 
   int num_devices() const { return static_cast<int>(workers_.size()); }
   int omp_threads_per_device() const { return omp_threads_; }
+  // Whether the device threads are pinned to CPUs (only when they outnumber the cores).
+  bool devices_pinned() const { return pinned_; }
   Communicator& communicator() { return *comm_; }
 
   template <class Fn>
@@ -54,6 +58,9 @@ class Runtime {
   void run_erased(const Mesh& mesh, Erased fn, void* ctx);
   void worker_loop(Worker& w);
   std::uint32_t wait_for_call(Worker& w, std::uint32_t seen);
+  // Pins device d to the d % cores-th allowed CPU; false (and nothing pinned) when pinning is
+  // turned off, fewer CPUs are allowed, or the system refuses.
+  bool pin_devices(int cores);
   void acquire(const Mesh& mesh);
   void release(const Mesh& mesh);
 
@@ -61,8 +68,11 @@ class Runtime {
   // How device threads and the caller wait (spin, yield, then sleep; see src/wait.h).
   struct WaitPolicies;
   std::unique_ptr<WaitPolicies> waits_;
-  // One permit per core for the devices' kernels when devices outnumber cores (else null).
-  std::unique_ptr<kernels::ComputeGate> gate_;
+  // When devices outnumber cores, the permits for the devices' kernels: one gate of one permit
+  // per core with the devices pinned, or one gate of `cores` permits shared by all (empty when
+  // every device has a core).
+  std::vector<std::unique_ptr<kernels::ComputeGate>> gates_;
+  bool pinned_ = false;
   std::unique_ptr<Communicator> comm_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::mutex busy_mutex_;
