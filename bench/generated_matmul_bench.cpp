@@ -42,6 +42,7 @@
 #include "manual_matmul.shard.h"
 #include "matmul_psum_scatter.shard.h"
 #include "matmul_square.shard.h"
+#include "passive_openmp.h"
 #include "psum_scatter_matmul_overlapped.shard.h"
 #include "reducescatter_collective_matmul.shard.h"
 #include "shard/kernels/elementwise.h"
@@ -332,6 +333,8 @@ void print_summary() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  shard_bench::use_passive_openmp(argv);
+  std::printf("OMP_WAIT_POLICY: %s\n", shard_bench::openmp_wait_policy());
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   static const std::vector<Case> cases = seed_cases();
