@@ -497,9 +497,10 @@ inline void check_argument(std::string_view function, std::string_view name, int
                              expected.to_string() + " on mesh " + expected.sharding.mesh().to_string());
 }
 
-// Stores a device's result block into the result array, checking its shape on the way.
-inline void store_block(shard::Array& out, int device, Tensor block) {
-  out.set_block(device, std::move(block));
+// Keeps a device's result block until the call ends; the result Array then takes every block
+// (shard::Array::from_blocks, which checks their shapes) without copying or zero-filling.
+inline void keep_block(std::vector<Tensor>& blocks, const shard::Device& dev, Tensor block) {
+  blocks[static_cast<std::size_t>(dev.id() - dev.mesh().first_device())] = std::move(block);
 }
 
 }  // namespace shardgen::prelude

@@ -5,13 +5,14 @@
 
 namespace shard {
 
-Array::Array(ArrayType type, int addressable_devices) : type_(std::move(type)) {
+Array::Array(ArrayType type, int addressable_devices, Fill fill) : type_(std::move(type)) {
   const Mesh& mesh = type_.sharding.mesh();
   if (mesh.end_device() > addressable_devices)
     throw ArgumentError("the mesh " + mesh.to_string() + " of " + type_.to_string() + " needs devices up to " +
                         std::to_string(mesh.end_device() - 1) + " but the runtime has " +
                         std::to_string(addressable_devices));
   blocks_.resize(mesh.size());
+  if (fill == Fill::none) return;
   const Shape block_shape = type_.block_shape();
   for (int d = mesh.first_device(); d < mesh.end_device(); ++d) blocks_[slot(d)].emplace(type_.dtype, block_shape);
 }
@@ -40,12 +41,30 @@ Tensor& Array::block(int device) {
 
 const Tensor& Array::block(int device) const { return const_cast<Array*>(this)->block(device); }
 
-void Array::set_block(int device, Tensor block) {
+void Array::check_block(int device, const Tensor& block) const {
   const Shape expected = type_.block_shape();
   if (block.dtype() != type_.dtype || block.shape() != expected)
     throw ShapeError("device " + std::to_string(device) + "'s block of " + type_.to_string() + " must be " +
                      std::string(dtype_name(type_.dtype)) + shape_string(expected) + ", got " + block.type_string());
+}
+
+void Array::set_block(int device, Tensor block) {
+  check_block(device, block);
   blocks_[slot(device)] = std::move(block);
+}
+
+Array Array::from_blocks(const Runtime& rt, ArrayType type, std::vector<Tensor> blocks) {
+  Array a(std::move(type), rt.num_devices(), Fill::none);
+  const Mesh& mesh = a.mesh();
+  if (static_cast<int>(blocks.size()) != mesh.size())
+    throw ArgumentError("Array::from_blocks: " + a.type_.to_string() + " on mesh " + mesh.to_string() + " takes " +
+                        std::to_string(mesh.size()) + " blocks, got " + std::to_string(blocks.size()));
+  for (int d = mesh.first_device(); d < mesh.end_device(); ++d) {
+    Tensor& block = blocks[static_cast<std::size_t>(d - mesh.first_device())];
+    a.check_block(d, block);
+    a.blocks_[a.slot(d)] = std::move(block);
+  }
+  return a;
 }
 
 Array Array::zeros(const Runtime& rt, ArrayType type) { return Array(std::move(type), rt.num_devices()); }

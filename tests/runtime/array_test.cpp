@@ -67,6 +67,42 @@ TEST(Array, ChecksHostSizesBlocksAndDevices) {
   EXPECT_THROW(Array::zeros(small, type), ArgumentError);  // the mesh needs 4 devices
 }
 
+TEST(Array, FromBlocksTakesTheBlocksItIsGiven) {
+  Runtime rt{8};
+  const Mesh mesh({{"x", 4}}, 4);  // devices 4..7
+  const ArrayType type(DType::f32, {8}, Sharding(mesh, {{"x"}}));
+  std::vector<Tensor> blocks;
+  for (int i = 0; i < 4; ++i)
+    blocks.push_back(Tensor::from_bytes(DType::f32, {2}, std::vector<float>{2.0f * i, 2.0f * i + 1}.data()));
+  const void* first = blocks[0].data();
+  const Array a = Array::from_blocks(rt, type, std::move(blocks));
+  EXPECT_EQ(a.block(4).data(), first);  // moved in, not copied
+  EXPECT_EQ(a.to_host<float>(), (std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_FALSE(a.addressable(0));
+}
+
+TEST(Array, FromBlocksChecksCountDtypeAndShape) {
+  Runtime rt{4};
+  const Mesh mesh({{"x", 4}});
+  const ArrayType type(DType::f32, {8}, Sharding(mesh, {{"x"}}));
+  auto blocks = [](DType dtype, Shape shape, int n) {
+    std::vector<Tensor> v;
+    for (int i = 0; i < n; ++i) v.emplace_back(dtype, shape);
+    return v;
+  };
+  EXPECT_THROW(Array::from_blocks(rt, type, blocks(DType::f32, {2}, 3)), ArgumentError);
+  EXPECT_THROW(Array::from_blocks(rt, type, blocks(DType::f32, {4}, 4)), ShapeError);
+  EXPECT_THROW(Array::from_blocks(rt, type, blocks(DType::i32, {2}, 4)), ShapeError);
+  std::vector<Tensor> one_wrong = blocks(DType::f32, {2}, 4);
+  one_wrong[3] = Tensor(DType::f32, {3});
+  try {
+    Array::from_blocks(rt, type, std::move(one_wrong));
+    FAIL() << "expected a ShapeError";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("device 3's block"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Tensor, IsAlignedAndCopiesByValue) {
   Tensor t(DType::bf16, {3, 5});
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(t.data()) % 64, 0u);

@@ -20,6 +20,10 @@ class Array {
  public:
   // Zero-filled blocks for every addressable device of the type's mesh.
   static Array zeros(const Runtime& rt, ArrayType type);
+  // Takes ownership of computed blocks: blocks[i] is the block of device mesh.first_device() + i,
+  // one for every addressable device (no copy, no zero-fill: generated code assembles its results
+  // this way after a call). ShapeError when a block's dtype or shape is not the type's.
+  static Array from_blocks(const Runtime& rt, ArrayType type, std::vector<Tensor> blocks);
   // Cuts a row-major host array of the global shape into the addressable devices' blocks.
   static Array from_host(const Runtime& rt, ArrayType type, const void* host);
   template <class T>
@@ -49,7 +53,11 @@ class Array {
   void set_block(int device, Tensor block);
 
  private:
-  Array(ArrayType type, int addressable_devices);
+  enum class Fill { zeros, none };
+  // Blocks for every device of the mesh (all addressable in-process), zero-filled or left
+  // empty for the caller to set.
+  Array(ArrayType type, int addressable_devices, Fill fill = Fill::zeros);
+  void check_block(int device, const Tensor& block) const;
   static void check_host_elements(const ArrayType& type, std::size_t element_size, std::size_t count);
   std::size_t slot(int device) const;
 
