@@ -75,6 +75,10 @@ class Checker {
 
   // Resolves a written type in the current view (global in a func, local in a shard_map).
   std::optional<Type> resolve_type(const ast::TypeAnnotation& t, bool in_body);
+  // The index of axis `a` in mesh `m`; reports "unknown axis", with a note listing m's axes.
+  std::optional<int> mesh_axis(const ast::Identifier& a, const Mesh& m);
+  // Reports the unknown axes of a written type (its dimensions and its {V:...} set).
+  void check_type_axes(const ast::TypeAnnotation& t, const Mesh& m);
 
   // Calls of the module's own functions (fn inlined; func / shard_map as calls).
   Value call_function(const ast::CallExpr& call, const ast::FunctionDecl& callee);

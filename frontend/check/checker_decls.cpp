@@ -258,6 +258,20 @@ void Checker::check_function(const ast::FunctionDecl& d) {
   out_->functions.push_back(std::move(f));
 }
 
+std::optional<int> Checker::mesh_axis(const ast::Identifier& a, const Mesh& m) {
+  if (auto idx = m.find_axis(a.name)) return idx;
+  error(a.range, "unknown axis '" + a.name + "' of mesh " + m.name)
+      .note("mesh " + m.name + " has axes " + format_axis_set(m, (AxisSet{1} << m.axis_names.size()) - 1));
+  return std::nullopt;
+}
+
+void Checker::check_type_axes(const ast::TypeAnnotation& t, const Mesh& m) {
+  for (const auto& d : t.dims)
+    for (const auto& a : d.axes) mesh_axis(a, m);
+  if (t.varying)
+    for (const auto& a : *t.varying) mesh_axis(a, m);
+}
+
 std::optional<Type> Checker::resolve_type(const ast::TypeAnnotation& t, bool in_body) {
   const Mesh* m = mesh();
   bool local = in_body && manual();
@@ -269,11 +283,8 @@ std::optional<Type> Checker::resolve_type(const ast::TypeAnnotation& t, bool in_
     Type k = make_key(m, local);
     if (t.varying && m) {
       for (const auto& a : *t.varying) {
-        auto idx = m->find_axis(a.name);
-        if (!idx) {
-          error(a.range, "unknown axis '" + a.name + "' of mesh " + m->name);
-          return std::nullopt;
-        }
+        auto idx = mesh_axis(a, *m);
+        if (!idx) return std::nullopt;
         k.varying |= AxisSet{1} << *idx;
       }
     }
@@ -316,13 +327,12 @@ std::optional<Type> Checker::resolve_type(const ast::TypeAnnotation& t, bool in_
             .note("write the block's shape, e.g. f32[256, 4096]; varying axes go in {V:...}");
         return std::nullopt;
       }
-      auto idx = m ? m->find_axis(a.name) : std::nullopt;
-      if (!idx) {
-        auto b = error(a.range, m ? "unknown axis '" + a.name + "' of mesh " + m->name
-                                  : "axis '" + a.name + "' used outside a function on a mesh");
-        if (m) b.note("mesh " + m->name + " has axes " + format_axis_set(*m, (AxisSet{1} << m->axis_names.size()) - 1));
+      if (!m) {
+        error(a.range, "axis '" + a.name + "' used outside a function on a mesh");
         return std::nullopt;
       }
+      auto idx = mesh_axis(a, *m);
+      if (!idx) return std::nullopt;
       dim.axes.push_back(*idx);
     }
     dims.push_back(std::move(dim));
@@ -332,11 +342,8 @@ std::optional<Type> Checker::resolve_type(const ast::TypeAnnotation& t, bool in_
     r.local = true;
     if (t.varying) {
       for (const auto& a : *t.varying) {
-        auto idx = m->find_axis(a.name);
-        if (!idx) {
-          error(a.range, "unknown axis '" + a.name + "' of mesh " + m->name);
-          return std::nullopt;
-        }
+        auto idx = mesh_axis(a, *m);
+        if (!idx) return std::nullopt;
         r.varying |= AxisSet{1} << *idx;
       }
     }

@@ -89,11 +89,7 @@ void Checker::resolve_untaken(const ast::TypeAnnotation& t, UntakenScopes& scope
     if (d.size) resolve_untaken(*d.size, scopes);
   // Axes in a type are checked against the function's mesh when the branch is taken; the
   // mesh of an untaken branch is the same, so check them here too.
-  const Mesh* m = mesh();
-  if (!m) return;
-  for (const auto& d : t.dims)
-    for (const auto& a : d.axes)
-      if (!m->find_axis(a.name)) error(a.range, "unknown axis '" + a.name + "' of mesh " + m->name);
+  if (const Mesh* m = mesh()) check_type_axes(t, *m);
 }
 
 void Checker::resolve_untaken(const ast::Expr& e, UntakenScopes& scopes) {
