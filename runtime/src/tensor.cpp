@@ -4,13 +4,10 @@
 #include <cstring>
 #include <new>
 
+#include "block_cache.h"
 #include "shard/errors.h"
 
 namespace shard {
-
-namespace {
-constexpr std::size_t kAlignment = 64;  // a cache line, and enough for any SIMD load
-}
 
 std::int64_t shape_numel(const Shape& shape) {
   std::int64_t n = 1;
@@ -27,7 +24,7 @@ std::string shape_string(const Shape& shape) {
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
-void Tensor::Free::operator()(void* p) const noexcept { std::free(p); }
+void Tensor::Free::operator()(void* p) const noexcept { detail::free_block(p, capacity); }
 
 Tensor::Tensor(DType dtype, Shape shape) : Tensor(dtype, std::move(shape), true) {}
 
@@ -35,9 +32,7 @@ Tensor::Tensor(DType dtype, Shape shape, bool zero) : dtype_(dtype), shape_(std:
   numel_ = shape_numel(shape_);
   const std::size_t bytes = nbytes();
   if (bytes > 0) {
-    // aligned_alloc wants a multiple of the alignment.
-    const std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-    data_.reset(std::aligned_alloc(kAlignment, rounded));
+    data_ = std::unique_ptr<void, Free>(detail::allocate_block(bytes), Free{detail::block_capacity(bytes)});
     if (!data_) throw std::bad_alloc();
     if (zero) std::memset(data_.get(), 0, bytes);
   }

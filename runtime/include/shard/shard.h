@@ -2,6 +2,7 @@
 #pragma once
 
 #include "shard/array.h"
+#include "shard/block_cache.h"
 #include "shard/collectives.h"
 #include "shard/communicator.h"
 #include "shard/device.h"

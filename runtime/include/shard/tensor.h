@@ -61,6 +61,7 @@ class Tensor {
 
  private:
   struct Free {
+    std::size_t capacity;  // what the buffer was allocated with (src/block_cache.h)
     void operator()(void* p) const noexcept;
   };
   Tensor(DType dtype, Shape shape, bool zero);

@@ -1,0 +1,31 @@
+// Reuse of large tensor buffers between calls.
+//
+// Why: glibc serves allocations of this size with fresh mmaps and returns them to the system on
+// free, so every large block a call creates costs a page fault per 4 KiB page the first time it
+// is written. A device's partial products and collective outputs are created and dropped on
+// every call: allreduce_collective_matmul's naive form faults ~64 K pages per call (256 MiB),
+// which took as long as half of its matmuls. Buffers of at least kMinCachedBytes are kept on
+// free, up to a byte budget, and handed out again to requests of the same size class, their
+// pages already mapped.
+//
+// Size classes: a request is rounded up to a multiple of an eighth of its power of two (at most
+// 12.5% unused), so blocks of nearly equal size share a class. Budget: SHARD_BLOCK_CACHE_MB in
+// the environment (0 turns the cache off), else an eighth of the machine's memory. When a free
+// would exceed the budget, the least recently freed blocks go back to the system.
+#pragma once
+
+#include <cstddef>
+
+namespace shard::detail {
+
+inline constexpr std::size_t kMinCachedBytes = std::size_t{1} << 20;
+
+// The capacity a request of `bytes` gets (64-byte aligned; the class size from kMinCachedBytes).
+std::size_t block_capacity(std::size_t bytes);
+// A 64-byte aligned buffer of block_capacity(bytes) bytes, reused when one is cached; nullptr when
+// the system has no memory.
+void* allocate_block(std::size_t bytes);
+// Gives back a buffer from allocate_block with its capacity.
+void free_block(void* p, std::size_t capacity) noexcept;
+
+}  // namespace shard::detail

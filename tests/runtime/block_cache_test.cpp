@@ -1,0 +1,97 @@
+// Freed tensor buffers of 1 MiB and more are reused: same buffer, no fresh allocation, and the
+// zero-filling constructor still zero-fills a reused (dirty) buffer.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "shard/shard.h"
+
+namespace shard {
+namespace {
+
+// SHARD_BLOCK_CACHE_MB=0 (or a tiny budget) turns reuse off; the tests then check that nothing
+// is reused.
+bool caching() { return block_cache_stats().budget_bytes >= (std::size_t{8} << 20); }
+
+TEST(BlockCache, ReusesAFreedLargeBuffer) {
+  const void* first = nullptr;
+  {
+    Tensor t = Tensor::uninitialized(DType::f32, {1024, 1024});  // 4 MiB
+    first = t.data();
+    std::fill_n(t.as<float>(), t.numel(), 3.0f);
+  }
+  const BlockCacheStats before = block_cache_stats();
+  const Tensor again(DType::f32, {1024, 1024});
+  const BlockCacheStats after = block_cache_stats();
+  if (caching()) {
+    EXPECT_EQ(again.data(), first);
+    EXPECT_EQ(after.reused, before.reused + 1);
+    EXPECT_EQ(after.fresh, before.fresh);
+  } else {
+    EXPECT_EQ(after.reused, before.reused);
+    EXPECT_EQ(after.fresh, before.fresh + 1);
+  }
+  EXPECT_TRUE(std::all_of(again.as<float>(), again.as<float>() + again.numel(), [](float v) { return v == 0.0f; }));
+}
+
+TEST(BlockCache, NearlyEqualSizesShareABuffer) {
+  const BlockCacheStats before = block_cache_stats();
+  const void* first = nullptr;
+  { first = Tensor::uninitialized(DType::boolean, {(std::int64_t{4} << 20) + 100}).data(); }
+  // 4 MiB + 100 and 4 MiB + 200 KiB round up to the same class (a multiple of 512 KiB).
+  const Tensor again = Tensor::uninitialized(DType::boolean, {(std::int64_t{4} << 20) + 200 * 1024});
+  if (caching()) EXPECT_EQ(again.data(), first);
+  EXPECT_EQ(block_cache_stats().reused, before.reused + (caching() ? 1 : 0));
+}
+
+TEST(BlockCache, SmallBuffersAreNotCached) {
+  const BlockCacheStats before = block_cache_stats();
+  { const Tensor t(DType::f32, {1024}); }
+  const Tensor u(DType::f32, {1024});
+  const BlockCacheStats after = block_cache_stats();
+  EXPECT_EQ(after.fresh, before.fresh);
+  EXPECT_EQ(after.reused, before.reused);
+}
+
+TEST(BlockCache, ReleaseEmptiesTheCache) {
+  { const Tensor t = Tensor::uninitialized(DType::f32, {1 << 20}); }
+  release_cached_blocks();
+  EXPECT_EQ(block_cache_stats().cached_bytes, 0u);
+  const BlockCacheStats before = block_cache_stats();
+  const Tensor t = Tensor::uninitialized(DType::f32, {1 << 20});
+  EXPECT_EQ(block_cache_stats().fresh, before.fresh + 1);
+}
+
+TEST(BlockCache, EvictsTheLeastRecentlyFreedOverBudget) {
+  const std::size_t saved = block_cache_stats().budget_bytes;
+  release_cached_blocks();
+  set_block_cache_budget(std::size_t{10} << 20);  // room for two 4 MiB blocks, not three
+  const void* middle = nullptr;
+  const void* newest = nullptr;
+  {
+    Tensor a = Tensor::uninitialized(DType::f32, {1 << 20});
+    Tensor b = Tensor::uninitialized(DType::f32, {1 << 20});
+    Tensor c = Tensor::uninitialized(DType::f32, {1 << 20});
+    middle = b.data();
+    newest = c.data();
+    a = Tensor();  // freed first: evicted when c comes back
+    b = Tensor();
+    c = Tensor();
+  }
+  EXPECT_EQ(block_cache_stats().cached_bytes, std::size_t{8} << 20);
+  const BlockCacheStats before = block_cache_stats();
+  const Tensor x = Tensor::uninitialized(DType::f32, {1 << 20});
+  EXPECT_EQ(x.data(), newest);  // the most recently freed of the class first
+  const Tensor y = Tensor::uninitialized(DType::f32, {1 << 20});
+  EXPECT_EQ(y.data(), middle);
+  const Tensor z = Tensor::uninitialized(DType::f32, {1 << 20});  // a's block went to the system
+  EXPECT_EQ(block_cache_stats().reused, before.reused + 2);
+  EXPECT_EQ(block_cache_stats().fresh, before.fresh + 1);
+  set_block_cache_budget(0);
+  EXPECT_EQ(block_cache_stats().cached_bytes, 0u);
+  set_block_cache_budget(saved);
+}
+
+}  // namespace
+}  // namespace shard
