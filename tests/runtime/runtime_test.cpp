@@ -227,6 +227,61 @@ TEST(RuntimeFailure, ADeviceSkippingACollectiveIsAnErrorNotAHang) {
   }
 }
 
+// A permute couples only the devices that exchange blocks, so devices far apart on a ring may
+// be several steps apart; the results must not notice, and other collectives in between still
+// meet the whole group.
+TEST(RuntimePermute, RingStepsWithASlowDeviceAndAllReducesInBetween) {
+  Runtime rt{8};
+  const Mesh m({{"x", 8}});
+  for (int slow = 0; slow < 8; slow += 3) {
+    std::vector<std::int32_t> got(8), total(8);
+    rt.run(m, [&](Device& dev) {
+      Tensor t = Tensor::from_bytes(DType::i32, {1}, std::vector<std::int32_t>{dev.id()}.data());
+      for (int step = 0; step < 24; ++step) {
+        if (dev.id() == slow && step % 5 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
+        Pending p = start_ppermute_shift(dev, t, "x", 1);
+        t = p.wait();
+        if (step % 7 == 6) total[dev.id()] = psum(dev, t, "x").as<std::int32_t>()[0];
+      }
+      got[dev.id()] = t.as<std::int32_t>()[0];
+    });
+    for (int d = 0; d < 8; ++d) {
+      EXPECT_EQ(got[d], ((d - 24) % 8 + 8) % 8) << "device " << d << ", slow device " << slow;
+      EXPECT_EQ(total[d], 28) << "device " << d;
+    }
+  }
+}
+
+TEST(RuntimeFailure, ADeviceSkippingARingShiftIsAnErrorNotAHang) {
+  Runtime rt{4};
+  const Mesh m({{"x", 4}});
+  for (int skipper = 0; skipper < 4; ++skipper) {
+    EXPECT_THROW(rt.run(m,
+                        [&](Device& dev) {
+                          Tensor x(DType::f32, {64});
+                          x = ppermute_shift(dev, x, "x", 1);
+                          if (dev.id() == skipper) return;
+                          x = ppermute_shift(dev, x, "x", 1);
+                        }),
+                 DeviceError)
+        << "skipper " << skipper;
+  }
+}
+
+TEST(RuntimeFailure, APermutePairedWithAnotherCollectiveIsAnErrorNotAHang) {
+  Runtime rt{4};
+  const Mesh m({{"x", 4}});
+  EXPECT_THROW(rt.run(m,
+                      [](Device& dev) {
+                        Tensor x(DType::f32, {64});
+                        if (dev.id() == 2)
+                          x = psum(dev, x, "x");
+                        else
+                          x = ppermute_shift(dev, x, "x", 1);
+                      }),
+               DeviceError);
+}
+
 TEST(RuntimeFailure, AbandonedAsyncCollectiveDoesNotHang) {
   Runtime rt{4};
   const Mesh m({{"x", 4}});
