@@ -41,9 +41,11 @@ using shard::Shape;
 using shard::Tensor;
 namespace k = shard::kernels;
 
-// One kernel context per device thread: device threads are persistent, so it lives as long
-// as the Runtime's worker.
+// The kernel context of the device this thread runs: its own oneDNN stream and scratch, and the
+// Runtime's compute gate when devices outnumber cores. Off a device thread (never in generated
+// entry points), one context per thread.
 inline k::Context& context() {
+  if (shard::Device* dev = shard::current_device()) return dev->kernels();
   thread_local k::Context ctx;
   return ctx;
 }

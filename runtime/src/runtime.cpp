@@ -46,7 +46,11 @@ struct Runtime::WaitPolicies {
 namespace {
 // Which runtime, if any, owns the current thread: a device may not start a nested call.
 thread_local const void* tls_owner = nullptr;
+// The device a worker thread runs (set once when the worker starts).
+thread_local Device* tls_device = nullptr;
 }  // namespace
+
+Device* current_device() { return tls_device; }
 
 Runtime::Runtime(int devices, int cores) {
   if (devices < 1) throw ArgumentError("a runtime needs at least one device, got: " + std::to_string(devices));
@@ -172,6 +176,7 @@ std::uint32_t Runtime::wait_for_call(Worker& w, std::uint32_t seen) {
 
 void Runtime::worker_loop(Worker& w) {
   tls_owner = this;
+  tls_device = &w.device;
   omp_set_num_threads(omp_threads_);
   std::uint32_t seen = 0;
   while (true) {

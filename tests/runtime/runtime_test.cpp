@@ -196,6 +196,22 @@ TEST(RuntimeFailure, FailureInsideOneGroupUnwindsTheOthers) {
   }
 }
 
+TEST(Runtime, CurrentDeviceIsTheDeviceOfTheCallingWorker) {
+  Runtime rt{4};
+  const Mesh m({{"x", 2}}, 2);  // devices 2 and 3
+  std::vector<const Device*> seen(4, nullptr);
+  rt.run(m, [&](Device& dev) {
+    seen[dev.id()] = current_device();
+    EXPECT_EQ(&current_device()->kernels(), &dev.kernels());
+  });
+  EXPECT_EQ(current_device(), nullptr);
+  EXPECT_EQ(seen[0], nullptr);
+  for (int d = 2; d < 4; ++d) {
+    ASSERT_NE(seen[d], nullptr);
+    EXPECT_EQ(seen[d]->id(), d);
+  }
+}
+
 TEST(RuntimeFailure, MismatchedCollectivesAreAnErrorNotAHang) {
   Runtime rt{2};
   const Mesh m({{"x", 2}});

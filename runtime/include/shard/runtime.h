@@ -25,6 +25,11 @@
 
 namespace shard {
 
+// The device whose thread calls this (a Runtime's worker), or nullptr on any other thread.
+// Generated code reaches its device's kernel context through it, so that the Runtime's
+// placement of kernels (the compute gate) applies to them.
+Device* current_device();
+
 class Runtime {
  public:
   // `cores` = 0 means std::thread::hardware_concurrency(). Each device thread gets
