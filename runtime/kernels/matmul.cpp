@@ -184,6 +184,7 @@ void matmul_int(const View& a, const View& b, const MutView& c, bool accumulate)
 void matmul(Context& ctx, const View& a, const View& b, const MutView& c, MatmulOptions options) {
   check_shapes(a, b, c);
   if (c.size() == 0) return;
+  ctx.count_matmul_flops(2 * c.size() * a.shape.back());
   if (a.shape.back() == 0) {  // empty contraction: the sum of nothing
     if (!options.accumulate) fill(c, 0.0);
     return;

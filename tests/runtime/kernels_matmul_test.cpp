@@ -144,6 +144,17 @@ TEST(KernelsMatmul, WritesIntoAStridedSliceOfALargerResult) {
   }
 }
 
+TEST(KernelsMatmul, CountsTwiceTheMultiplyAddsOfEveryDtypeAndBatch) {
+  sk::Context ctx;
+  EXPECT_EQ(ctx.matmul_flops(), 0);
+  Array a(DType::f32, {4, 6}), b(DType::f32, {6, 3}), c(DType::f32, {4, 3});
+  sk::matmul(ctx, a.view(), b.view(), c.mut());
+  EXPECT_EQ(ctx.matmul_flops(), 2 * 4 * 3 * 6);
+  Array ai(DType::i32, {2, 5, 7}), bi(DType::i32, {2, 7, 3}), ci(DType::i32, {2, 5, 3});
+  sk::matmul(ctx, ai.view(), bi.view(), ci.mut());
+  EXPECT_EQ(ctx.matmul_flops(), 2 * 4 * 3 * 6 + 2 * 2 * 5 * 3 * 7);
+}
+
 TEST(KernelsMatmul, AccumulateAddsToTheResult) {
   std::mt19937 rng(4);
   sk::Context ctx;

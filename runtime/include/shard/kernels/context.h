@@ -28,11 +28,17 @@ class Context {
   // Runtime sets one when its device threads outnumber the cores (see compute_gate.h).
   void set_compute_gate(ComputeGate* gate);
 
+  // 2 x the multiply-adds of every matmul run on this context so far (benchmarks compare a
+  // sharded program's total work with the single call's; nothing else reads it).
+  std::int64_t matmul_flops() const { return matmul_flops_; }
+  void count_matmul_flops(std::int64_t flops) { matmul_flops_ += flops; }
+
   struct Impl;  // oneDNN objects; see runtime/kernels/onednn.h
   Impl& impl() { return *impl_; }
 
  private:
   std::unique_ptr<Impl> impl_;
+  std::int64_t matmul_flops_ = 0;
 };
 
 // How often the shared primitive cache found a primitive (hits) or had to create one (misses).
