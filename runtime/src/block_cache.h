@@ -10,8 +10,9 @@
 //
 // Size classes: a request is rounded up to a multiple of an eighth of its power of two (at most
 // 12.5% unused), so blocks of nearly equal size share a class. Budget: SHARD_BLOCK_CACHE_MB in
-// the environment (0 turns the cache off), else an eighth of the machine's memory. When a free
-// would exceed the budget, the least recently freed blocks go back to the system.
+// the environment (0 turns the cache off), else an eighth of the machine's memory; off under
+// AddressSanitizer. When a free would exceed the budget, the least recently freed blocks go
+// back to the system.
 #pragma once
 
 #include <cstddef>
