@@ -41,7 +41,9 @@ TEST(BlockCache, NearlyEqualSizesShareABuffer) {
   { first = Tensor::uninitialized(DType::boolean, {(std::int64_t{4} << 20) + 100}).data(); }
   // 4 MiB + 100 and 4 MiB + 200 KiB round up to the same class (a multiple of 512 KiB).
   const Tensor again = Tensor::uninitialized(DType::boolean, {(std::int64_t{4} << 20) + 200 * 1024});
-  if (caching()) EXPECT_EQ(again.data(), first);
+  if (caching()) {
+    EXPECT_EQ(again.data(), first);
+  }
   EXPECT_EQ(block_cache_stats().reused, before.reused + (caching() ? 1 : 0));
 }
 
