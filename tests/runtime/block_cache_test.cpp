@@ -1,4 +1,4 @@
-// Freed tensor buffers of 1 MiB and more are reused: same buffer, no fresh allocation, and the
+// Freed tensor buffers of 64 KiB and more are reused: same buffer, no fresh allocation, and the
 // zero-filling constructor still zero-fills a reused (dirty) buffer.
 #include <gtest/gtest.h>
 

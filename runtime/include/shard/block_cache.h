@@ -1,4 +1,4 @@
-// The runtime keeps freed tensor buffers of 1 MiB and more for reuse, so that blocks created on
+// The runtime keeps freed tensor buffers of 64 KiB and more for reuse, so that blocks created on
 // every call do not page-fault anew each time (see src/block_cache.h). Budget: the environment's
 // SHARD_BLOCK_CACHE_MB (0: off), else an eighth of the machine's memory; when it is exceeded the
 // least recently freed buffers go back to the system.
