@@ -192,6 +192,10 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
         diags_.error(instr.range(), "code generation supports einsum of one or two operands only");
         return "// unsupported einsum";
       }
+      if (uses_ && (uses_->is_window(instr.inputs()[0]) || uses_->is_window(instr.inputs()[1]))) {
+        auto view = [&](std::size_t i) { return uses_->is_window(instr.inputs()[i]) ? in(i) : "p::in_view(" + in(i) + ")"; };
+        return def("p::matmul(" + view(0) + ", " + view(1) + ", " + dt() + ")");
+      }
       return def("p::einsum(\"" + instr.string_attr("spec") + "\", " + in(0) + ", " + in(1) + ", " + dt() + ")");
     case OpKind::reduce: {
       const std::string& fn = instr.string_attr("fn");
@@ -242,7 +246,9 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
         for (std::size_t d = 1; d < instr.inputs().size(); ++d)
           starts += std::string(d > 1 ? ", " : "") + "p::to_index(" + in(d) + ")";
       }
-      return def("p::dynamic_slice(" + in(0) + ", " + starts + "}, " + ints_text(instr.ints_attr("sizes")) + ")");
+      const std::string args = in(0) + ", " + starts + "}, " + ints_text(instr.ints_attr("sizes")) + ")";
+      if (uses_ && uses_->is_window(instr.output())) return "const p::k::View " + out + " = p::dynamic_window(" + args + ";";
+      return def("p::dynamic_slice(" + args);
     }
     case OpKind::dynamic_update_slice: {
       const Value& x = val(instr.inputs()[0]);

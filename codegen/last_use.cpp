@@ -4,6 +4,36 @@
 #include <map>
 
 namespace shardc::codegen {
+namespace {
+
+// `ab,bc->ac` with three distinct letters, both operands of the result's dtype: what the
+// emitter may call as p::matmul on views.
+bool plain_matmul(const Function& f, const Instr& instr) {
+  if (instr.kind() != OpKind::einsum || instr.inputs().size() != 2) return false;
+  const std::string& spec = instr.string_attr("spec");
+  if (spec.size() != 9 || spec[2] != ',' || spec.substr(5, 2) != "->") return false;
+  const char a = spec[0], b = spec[1], c = spec[4];
+  if (spec[3] != b || spec[7] != a || spec[8] != c) return false;
+  if (a == b || b == c || a == c) return false;
+  const DType out = f.values.at(static_cast<std::size_t>(instr.output())).dtype;
+  for (ValueId in : instr.inputs())
+    if (f.values.at(static_cast<std::size_t>(in)).dtype != out) return false;
+  return true;
+}
+
+// Per value: a dynamic_slice whose every reader is a plain matmul (and which is not a result).
+std::vector<bool> find_windows(const Function& f) {
+  std::vector<bool> window(f.values.size(), false);
+  for (const InstrPtr& instr : f.body)
+    if (instr->kind() == OpKind::dynamic_slice) window[static_cast<std::size_t>(instr->output())] = true;
+  for (const InstrPtr& instr : f.body)
+    if (!plain_matmul(f, *instr))
+      for (ValueId in : instr->inputs()) window[static_cast<std::size_t>(in)] = false;
+  for (ValueId r : f.results) window[static_cast<std::size_t>(r)] = false;
+  return window;
+}
+
+}  // namespace
 
 LastUses::LastUses(const Function& f) : f_(f) {
   const std::size_t n = f.values.size();
@@ -12,6 +42,7 @@ LastUses::LastUses(const Function& f) : f_(f) {
   owned_.assign(n, false);
   last_use_.assign(n, 0);
   returned_.assign(n, false);
+  window_ = find_windows(f);
 
   std::map<ValueId, std::vector<ValueId>> in_flight;  // pending handle -> its collective's operands
   for (std::size_t i = 0; i < f.body.size(); ++i) {
@@ -24,7 +55,8 @@ LastUses::LastUses(const Function& f) : f_(f) {
     if (instr.kind() == OpKind::start) in_flight[instr.output()] = instr.inputs();
     if (instr.kind() == OpKind::wait)
       for (ValueId operand : in_flight[instr.inputs().at(0)]) use(operand);
-    const bool view = instr.kind() == OpKind::alias || instr.kind() == OpKind::pvary;
+    const bool view = instr.kind() == OpKind::alias || instr.kind() == OpKind::pvary ||
+                      (instr.kind() == OpKind::dynamic_slice && is_window(instr.output()));
     for (ValueId out : instr.outputs()) {
       const std::size_t o = static_cast<std::size_t>(out);
       if (view) root_[o] = root(instr.inputs().at(0));

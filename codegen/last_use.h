@@ -3,7 +3,11 @@
 // the buffer) instead of copying a block that nobody reads again.
 //
 // A value is a view of its *root*: `alias` and `pvary` emit `const Tensor& b = a;`, so the
-// storage belongs to the first value of the chain. An operand may be consumed when its root
+// storage belongs to the first value of the chain. A *window* is a view too: a dynamic_slice
+// whose every reader is a plain 2-D matmul einsum (`ab,bc->ac`, operands of the result's dtype)
+// is emitted as a k::View into its operand's block, which the matmul reads in place (the ring
+// algorithms slice a row chunk out of x at every step; a copy of it cost as much as the
+// permute). An operand may be consumed when its root
 //  - is owned by the function (not a parameter, which the caller owns),
 //  - is read by no later instruction through any of its names, is not a result, and is not
 //    the operand of a started collective still in flight (a collective reads its operand in
@@ -25,6 +29,8 @@ class LastUses {
   ValueId root(ValueId v) const { return root_.at(static_cast<std::size_t>(v)); }
   // Whether instruction `index` of the body may move from its operand `operand`.
   bool consumable(std::size_t index, std::size_t operand) const;
+  // Whether `v` is a window: a dynamic_slice emitted as a view into its operand's block.
+  bool is_window(ValueId v) const { return window_.at(static_cast<std::size_t>(v)); }
   // Whether result `i` of the function may be moved out: its root is owned and no later
   // result names it (an earlier mention of a value returned twice is copied).
   bool result_movable(std::size_t i) const;
@@ -35,6 +41,7 @@ class LastUses {
   std::vector<bool> owned_;               // per value: a local Tensor the function owns
   std::vector<std::size_t> last_use_;     // per root: the last instruction reading it
   std::vector<bool> returned_;            // per root: a result of the function
+  std::vector<bool> window_;              // per value: a dynamic_slice read in place
 };
 
 }  // namespace shardc::codegen

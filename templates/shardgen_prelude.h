@@ -178,6 +178,12 @@ inline Tensor dynamic_slice(const Tensor& x, const Shape& starts, Shape sizes) {
   return out;
 }
 
+// The same slice as a view into x's block, nothing copied: generated code reads a slice in
+// place when only matmuls read it (x outlives the view: it is named again after them).
+inline k::View dynamic_window(const Tensor& x, const Shape& starts, const Shape& sizes) {
+  return k::dynamic_window(in_view(x), starts, sizes);
+}
+
 // By value: generated code moves a block nobody reads again in, which is updated in place
 // (a loop filling a result slice by slice then copies nothing).
 inline Tensor dynamic_update_slice(Tensor x, const Tensor& update, const Shape& starts) {
@@ -364,6 +370,17 @@ class Einsum {
 
 inline Tensor einsum(std::string_view spec, const Tensor& a, const Tensor& b, DType dtype) {
   return Einsum::run(spec, a, b, dtype);
+}
+
+// a[M, K] @ b[K, N] of 2-D views of `dtype` (either may be a window into a larger block, read
+// through its strides): the einsum "ab,bc->ac" when an operand is a dynamic_window.
+inline Tensor matmul(const k::View& a, const k::View& b, DType dtype) {
+  if (a.rank() != 2 || b.rank() != 2)
+    throw shard::ShapeError("matmul of views needs 2-D operands, got " + k::shape_string(a.shape) + " and " +
+                            k::shape_string(b.shape));
+  Tensor out = Tensor::uninitialized(dtype, {a.shape[0], b.shape[1]});
+  k::matmul(context(), a, b, out_view(out));
+  return out;
 }
 
 // A one-operand einsum ("ij->ji", "ijk->k"): the letters missing from the output are summed

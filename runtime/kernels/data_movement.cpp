@@ -126,13 +126,18 @@ void dynamic_slice(const View& src, const std::vector<std::int64_t>& starts, con
   detail::check_view(src, "dynamic_slice", "operand");
   detail::check_view(dst, "dynamic_slice", "result");
   detail::check_same_dtype(src.dtype, dst.dtype, "dynamic_slice");
-  check_starts(src.shape, dst.shape, starts, "dynamic_slice");
+  copy(dynamic_window(src, starts, dst.shape), dst);
+}
+
+View dynamic_window(const View& src, const std::vector<std::int64_t>& starts, const Shape& sizes) {
+  detail::check_view(src, "dynamic_slice", "operand");
+  check_starts(src.shape, sizes, starts, "dynamic_slice");
   View window = src;
   for (std::size_t d = 0; d < src.shape.size(); ++d) {
-    const auto size = dst.shape[d];
+    const auto size = sizes[d];
     window = window.sliced(static_cast<int>(d), clamp_start(starts[d], src.shape[d], size), size);
   }
-  copy(window, dst);
+  return window;
 }
 
 void dynamic_update_slice(const MutView& operand, const View& update, const std::vector<std::int64_t>& starts) {

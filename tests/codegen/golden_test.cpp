@@ -24,6 +24,8 @@ const GoldenCase kCases[] = {
     {"explicit_matmul_schedule", "explicit_matmul", "-D BATCH=64 -D HIDDEN=128 -D OUT_DIM=32", "schedule"},
     {"manual_matmul_cpp", "manual_matmul", "-D BATCH=64 -D HIDDEN=128 -D OUT_DIM=32", "cpp"},
     {"all_gather_cpp", "all_gather", "", "cpp"},
+    // The ring algorithms: row chunks of x read in place by the matmuls (windows), permutes started early.
+    {"matmul_psum_scatter_cpp", "matmul_psum_scatter", "-D BATCH=64 -D N_IN=128 -D N_OUT=32", "cpp"},
     {"ring_shift_schedule", "ring_shift", "", "schedule"},
     {"all_reduce_schedule", "all_reduce", "-D BATCH=64 -D HIDDEN=128 -D OUT_DIM=32", "schedule"},
 };

@@ -272,5 +272,54 @@ TEST(LastUses, TheOperandOfACollectiveInFlightIsNotConsumed) {
   EXPECT_TRUE(first_consumes(*l.module, "idle", OpKind::reshape));
 }
 
+// Whether the (first) dynamic_slice of `function` is emitted as a window.
+bool first_slice_is_window(const Module& m, const std::string& function) {
+  const Function& f = *m.find(function);
+  const LastUses uses(f);
+  for (const InstrPtr& i : f.body)
+    if (i->kind() == OpKind::dynamic_slice) return uses.is_window(i->output());
+  ADD_FAILURE() << "no dynamic_slice in " << function;
+  return false;
+}
+
+TEST(LastUses, ASliceReadOnlyByMatmulsIsAWindow) {
+  auto l = lower(std::string(kMesh) +
+                 "shard_map window(a: f32[8@X, 16@Y], w: f32[4, 8]) -> f32[4@X, 32@Y] on g {\n"
+                 "  let s = dynamic_slice(a, axis_index(X), 2, axis=0);\n"
+                 "  return s @ w + s @ w;\n"
+                 "}\n"
+                 "shard_map added(a: f32[8@X, 16@Y], w: f32[4, 8]) -> f32[4@X, 16@Y] on g {\n"
+                 "  let s = dynamic_slice(a, axis_index(X), 2, axis=0);\n"
+                 "  return (s @ w)[:, 0:4] + s;\n"
+                 "}\n"
+                 "shard_map returned(a: f32[8@X, 16@Y], w: f32[4, 8]) -> (f32[4@X, 32@Y], f32[4@X, 16@Y]) on g {\n"
+                 "  let s = dynamic_slice(a, axis_index(X), 2, axis=0);\n"
+                 "  return (s @ w, s);\n"
+                 "}\n"
+                 "shard_map transposed(a: f32[8@X, 16@Y], w: f32[2, 8]) -> f32[8@X, 32@Y] on g {\n"
+                 "  let s = dynamic_slice(a, axis_index(X), 2, axis=0);\n"
+                 "  return transpose(s) @ w;\n"
+                 "}");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_TRUE(first_slice_is_window(*l.module, "window"));
+  EXPECT_FALSE(first_slice_is_window(*l.module, "added"));
+  EXPECT_FALSE(first_slice_is_window(*l.module, "returned"));
+  EXPECT_FALSE(first_slice_is_window(*l.module, "transposed"));
+}
+
+TEST(LastUses, AWindowKeepsItsBlockFromBeingConsumed) {
+  // The update of z comes after the slice and before the matmul that reads the window into z.
+  auto l = lower(std::string(kMesh) +
+                 "shard_map f(a: f32[8@X, 16@Y], w: f32[4, 8]) -> (f32[4@X, 32@Y], f32[4@X, 16@Y]) on g {\n"
+                 "  let z = a * 2.0;\n"
+                 "  let s = dynamic_slice(z, axis_index(X), 2, axis=0);\n"
+                 "  let u = dynamic_update_slice(z, a[0:1], (0, 0));\n"
+                 "  return (s @ w, u[0:2]);\n"
+                 "}");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_TRUE(first_slice_is_window(*l.module, "f"));
+  EXPECT_FALSE(first_consumes(*l.module, "f", OpKind::dynamic_update_slice));
+}
+
 }  // namespace
 }  // namespace shardc::codegen

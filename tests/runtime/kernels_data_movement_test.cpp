@@ -1,5 +1,5 @@
-// copy/convert, transpose, fill, iota, dynamic_slice (JAX clamping), dynamic_update_slice,
-// concat and roll against direct index arithmetic.
+// copy/convert, transpose, fill, iota, dynamic_slice and dynamic_window (JAX clamping),
+// dynamic_update_slice, concat and roll against direct index arithmetic.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -95,6 +95,17 @@ TEST(KernelsDataMovement, DynamicSliceClampsStartsLikeJax) {
   Array too_big(DType::f32, {6, 1});
   EXPECT_THROW(sk::dynamic_slice(a.view(), {0, 0}, too_big.mut()), shard::ShapeError);
   EXPECT_THROW(sk::dynamic_slice(a.view(), {0}, s.mut()), shard::ShapeError);
+}
+
+TEST(KernelsDataMovement, DynamicWindowIsTheClampedSliceInPlace) {
+  Array a(DType::f32, {5, 4});
+  for (int k = 0; k < 20; ++k) a.set(k, k);
+  const sk::View w = sk::dynamic_window(a.view(), {4, -3}, {2, 3});  // clamps to (3, 0)
+  EXPECT_EQ(w.shape, (Shape{2, 3}));
+  EXPECT_EQ(w.strides, (Shape{4, 1}));
+  EXPECT_EQ(w.data, static_cast<const float*>(a.view().data) + 3 * 4);
+  EXPECT_THROW(sk::dynamic_window(a.view(), {0, 0}, {6, 1}), shard::ShapeError);
+  EXPECT_THROW(sk::dynamic_window(a.view(), {0}, {2, 3}), shard::ShapeError);
 }
 
 TEST(KernelsDataMovement, DynamicUpdateSliceClampsAndWritesInPlace) {

@@ -31,6 +31,9 @@ void iota(const MutView& dst, int axis);
 // lax.dynamic_slice: dst.shape gives the slice sizes; each start is clamped to
 // [0, dim - size] as JAX does, so an out-of-range start never reads out of bounds.
 void dynamic_slice(const View& src, const std::vector<std::int64_t>& starts, const MutView& dst);
+// The same window as a view into src, nothing copied (generated code reads a slice that only a
+// matmul consumes in place).
+View dynamic_window(const View& src, const std::vector<std::int64_t>& starts, const Shape& sizes);
 
 // lax.dynamic_update_slice, in place: operand[starts : starts + update.shape] = update, with
 // starts clamped to [0, dim - update size]. `update` must not overlap `operand`.
