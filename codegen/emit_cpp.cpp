@@ -229,11 +229,12 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
       // A sharded dimension is only ever sliced whole here (lower_to_spmd): its block is kept.
       for (std::size_t d = 0; d < x.spec.size() && d < starts.size(); ++d)
         if (!x.spec[d].empty()) starts[d] = 0, limits[d] = x.shape[d], steps[d] = 1;
+      const std::string bounds = in(0) + ", " + ints_text(starts) + ", " + ints_text(limits) + ", " + ints_text(steps);
+      if (uses_ && uses_->is_window(instr.output())) return "const p::k::View " + out + " = p::slice_window(" + bounds + ");";
       std::string squeezed = "{";
       const auto& sq = instr.ints_attr("squeezed");
       for (std::size_t i = 0; i < sq.size(); ++i) squeezed += (i ? ", " : "") + std::to_string(sq[i]);
-      return def("p::slice(" + in(0) + ", " + ints_text(starts) + ", " + ints_text(limits) + ", " + ints_text(steps) +
-                 ", " + squeezed + "})");
+      return def("p::slice(" + bounds + ", " + squeezed + "})");
     }
     case OpKind::dynamic_slice: {
       const Value& x = val(instr.inputs()[0]);

@@ -21,11 +21,14 @@ bool plain_matmul(const Function& f, const Instr& instr) {
   return true;
 }
 
-// Per value: a dynamic_slice whose every reader is a plain matmul (and which is not a result).
+// Per value: a slice (keeping every dim) or dynamic_slice whose every reader is a plain matmul,
+// and which is not a result.
 std::vector<bool> find_windows(const Function& f) {
   std::vector<bool> window(f.values.size(), false);
   for (const InstrPtr& instr : f.body)
-    if (instr->kind() == OpKind::dynamic_slice) window[static_cast<std::size_t>(instr->output())] = true;
+    if (instr->kind() == OpKind::dynamic_slice ||
+        (instr->kind() == OpKind::slice && instr->ints_attr("squeezed").empty()))
+      window[static_cast<std::size_t>(instr->output())] = true;
   for (const InstrPtr& instr : f.body)
     if (!plain_matmul(f, *instr))
       for (ValueId in : instr->inputs()) window[static_cast<std::size_t>(in)] = false;
@@ -56,7 +59,8 @@ LastUses::LastUses(const Function& f) : f_(f) {
     if (instr.kind() == OpKind::wait)
       for (ValueId operand : in_flight[instr.inputs().at(0)]) use(operand);
     const bool view = instr.kind() == OpKind::alias || instr.kind() == OpKind::pvary ||
-                      (instr.kind() == OpKind::dynamic_slice && is_window(instr.output()));
+                      ((instr.kind() == OpKind::dynamic_slice || instr.kind() == OpKind::slice) &&
+                       is_window(instr.output()));
     for (ValueId out : instr.outputs()) {
       const std::size_t o = static_cast<std::size_t>(out);
       if (view) root_[o] = root(instr.inputs().at(0));

@@ -3,8 +3,8 @@
 // the buffer) instead of copying a block that nobody reads again.
 //
 // A value is a view of its *root*: `alias` and `pvary` emit `const Tensor& b = a;`, so the
-// storage belongs to the first value of the chain. A *window* is a view too: a dynamic_slice
-// whose every reader is a plain 2-D matmul einsum (`ab,bc->ac`, operands of the result's dtype)
+// storage belongs to the first value of the chain. A *window* is a view too: a slice (that
+// keeps every dim) or dynamic_slice whose every reader is a plain 2-D matmul einsum (`ab,bc->ac`, operands of the result's dtype)
 // is emitted as a k::View into its operand's block, which the matmul reads in place (the ring
 // algorithms slice a row chunk out of x at every step; a copy of it cost as much as the
 // permute). An operand may be consumed when its root
@@ -29,7 +29,7 @@ class LastUses {
   ValueId root(ValueId v) const { return root_.at(static_cast<std::size_t>(v)); }
   // Whether instruction `index` of the body may move from its operand `operand`.
   bool consumable(std::size_t index, std::size_t operand) const;
-  // Whether `v` is a window: a dynamic_slice emitted as a view into its operand's block.
+  // Whether `v` is a window: a slice emitted as a view into its operand's block.
   bool is_window(ValueId v) const { return window_.at(static_cast<std::size_t>(v)); }
   // Whether result `i` of the function may be moved out: its root is owned and no later
   // result names it (an earlier mention of a value returned twice is copied).

@@ -154,16 +154,22 @@ inline Tensor transpose(const Tensor& x, const std::vector<int>& perm) {
   return materialize(in_view(x).permuted(perm));
 }
 
-// x[starts:limits:steps], then the `squeezed` dims (indexed, not sliced) removed.
-inline Tensor slice(const Tensor& x, const Shape& starts, const Shape& limits, const Shape& steps,
-                    const std::vector<int>& squeezed) {
+// x[starts:limits:steps] as a view into x's block, nothing copied (generated code reads a slice
+// in place when only matmuls read it, as for dynamic_window below).
+inline k::View slice_window(const Tensor& x, const Shape& starts, const Shape& limits, const Shape& steps) {
   k::View v = in_view(x);
   for (int d = 0; d < x.rank(); ++d) {
     std::int64_t step = steps[d];
     std::int64_t count = limits[d] > starts[d] ? (limits[d] - starts[d] + step - 1) / step : 0;
     v = v.sliced(d, starts[d], count, step);
   }
-  Tensor out = materialize(v);
+  return v;
+}
+
+// x[starts:limits:steps], then the `squeezed` dims (indexed, not sliced) removed.
+inline Tensor slice(const Tensor& x, const Shape& starts, const Shape& limits, const Shape& steps,
+                    const std::vector<int>& squeezed) {
+  Tensor out = materialize(slice_window(x, starts, limits, steps));
   if (squeezed.empty()) return out;
   Shape kept;
   for (int d = 0; d < out.rank(); ++d)

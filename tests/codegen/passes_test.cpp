@@ -272,13 +272,13 @@ TEST(LastUses, TheOperandOfACollectiveInFlightIsNotConsumed) {
   EXPECT_TRUE(first_consumes(*l.module, "idle", OpKind::reshape));
 }
 
-// Whether the (first) dynamic_slice of `function` is emitted as a window.
+// Whether the first slice or dynamic_slice of `function` is emitted as a window.
 bool first_slice_is_window(const Module& m, const std::string& function) {
   const Function& f = *m.find(function);
   const LastUses uses(f);
   for (const InstrPtr& i : f.body)
-    if (i->kind() == OpKind::dynamic_slice) return uses.is_window(i->output());
-  ADD_FAILURE() << "no dynamic_slice in " << function;
+    if (i->kind() == OpKind::dynamic_slice || i->kind() == OpKind::slice) return uses.is_window(i->output());
+  ADD_FAILURE() << "no slice in " << function;
   return false;
 }
 
@@ -299,12 +299,16 @@ TEST(LastUses, ASliceReadOnlyByMatmulsIsAWindow) {
                  "shard_map transposed(a: f32[8@X, 16@Y], w: f32[2, 8]) -> f32[8@X, 32@Y] on g {\n"
                  "  let s = dynamic_slice(a, axis_index(X), 2, axis=0);\n"
                  "  return transpose(s) @ w;\n"
+                 "}\n"
+                 "shard_map static_slice(a: f32[8@X, 16@Y], w: f32[4, 8]) -> f32[8@X, 8@Y] on g {\n"
+                 "  return a @ w[:, 0:2];\n"
                  "}");
   ASSERT_TRUE(l.module) << l.errors;
   EXPECT_TRUE(first_slice_is_window(*l.module, "window"));
   EXPECT_FALSE(first_slice_is_window(*l.module, "added"));
   EXPECT_FALSE(first_slice_is_window(*l.module, "returned"));
   EXPECT_FALSE(first_slice_is_window(*l.module, "transposed"));
+  EXPECT_TRUE(first_slice_is_window(*l.module, "static_slice"));
 }
 
 TEST(LastUses, AWindowKeepsItsBlockFromBeingConsumed) {
