@@ -145,6 +145,10 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
     return can_consume(i) ? "std::move(" + name(f, uses_->root(instr.inputs().at(i))) + ")" : in(i);
   };
   auto val = [&](ValueId id) -> const Value& { return f.values.at(static_cast<std::size_t>(id)); };
+  // Windows (views into a block, last_use.h): the output is one, operand i read as a k::View.
+  const bool window = uses_ && !instr.outputs().empty() && uses_->is_window(instr.outputs()[0]);
+  auto view = [&](std::size_t i) { return uses_ && uses_->is_window(instr.inputs().at(i)) ? in(i) : "p::in_view(" + in(i) + ")"; };
+  auto def_window = [&](const std::string& expr) { return "const p::k::View " + name(f, instr.outputs()[0]) + " = " + expr + ";"; };
   const std::string out = instr.outputs().empty() ? "" : name(f, instr.outputs()[0]);
   const Value* ov = instr.outputs().empty() ? nullptr : &val(instr.outputs()[0]);
   auto def = [&](const std::string& expr) { return "Tensor " + out + " = " + expr + ";"; };
@@ -192,10 +196,8 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
         diags_.error(instr.range(), "code generation supports einsum of one or two operands only");
         return "// unsupported einsum";
       }
-      if (uses_ && (uses_->is_window(instr.inputs()[0]) || uses_->is_window(instr.inputs()[1]))) {
-        auto view = [&](std::size_t i) { return uses_->is_window(instr.inputs()[i]) ? in(i) : "p::in_view(" + in(i) + ")"; };
+      if (uses_ && (uses_->is_window(instr.inputs()[0]) || uses_->is_window(instr.inputs()[1])))
         return def("p::matmul(" + view(0) + ", " + view(1) + ", " + dt() + ")");
-      }
       return def("p::einsum(\"" + instr.string_attr("spec") + "\", " + in(0) + ", " + in(1) + ", " + dt() + ")");
     case OpKind::reduce: {
       const std::string& fn = instr.string_attr("fn");
@@ -215,7 +217,9 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
              name(f, instr.outputs()[1]) + " = p::convert(std::get<1>(" + tuple + "), " +
              dtype_text(val(instr.outputs()[1]).dtype) + ");";
     }
-    case OpKind::reshape: return def("p::reshape(" + consume(0) + ", " + shp() + ")");
+    case OpKind::reshape:
+      if (window) return def_window("p::reshape_window(" + view(0) + ", " + shp() + ")");
+      return def("p::reshape(" + consume(0) + ", " + shp() + ")");
     case OpKind::transpose: {
       std::string perm = "{";
       const auto& pv = instr.ints_attr("perm");
@@ -229,12 +233,12 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
       // A sharded dimension is only ever sliced whole here (lower_to_spmd): its block is kept.
       for (std::size_t d = 0; d < x.spec.size() && d < starts.size(); ++d)
         if (!x.spec[d].empty()) starts[d] = 0, limits[d] = x.shape[d], steps[d] = 1;
-      const std::string bounds = in(0) + ", " + ints_text(starts) + ", " + ints_text(limits) + ", " + ints_text(steps);
-      if (uses_ && uses_->is_window(instr.output())) return "const p::k::View " + out + " = p::slice_window(" + bounds + ");";
+      const std::string bounds = ints_text(starts) + ", " + ints_text(limits) + ", " + ints_text(steps);
+      if (window) return def_window("p::slice_window(" + view(0) + ", " + bounds + ")");
       std::string squeezed = "{";
       const auto& sq = instr.ints_attr("squeezed");
       for (std::size_t i = 0; i < sq.size(); ++i) squeezed += (i ? ", " : "") + std::to_string(sq[i]);
-      return def("p::slice(" + bounds + ", " + squeezed + "})");
+      return def("p::slice(" + in(0) + ", " + bounds + ", " + squeezed + "})");
     }
     case OpKind::dynamic_slice: {
       const Value& x = val(instr.inputs()[0]);
@@ -247,9 +251,9 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
         for (std::size_t d = 1; d < instr.inputs().size(); ++d)
           starts += std::string(d > 1 ? ", " : "") + "p::to_index(" + in(d) + ")";
       }
-      const std::string args = in(0) + ", " + starts + "}, " + ints_text(instr.ints_attr("sizes")) + ")";
-      if (uses_ && uses_->is_window(instr.output())) return "const p::k::View " + out + " = p::dynamic_window(" + args + ";";
-      return def("p::dynamic_slice(" + args);
+      const std::string args = starts + "}, " + ints_text(instr.ints_attr("sizes")) + ")";
+      if (window) return def_window("p::dynamic_window(" + view(0) + ", " + args);
+      return def("p::dynamic_slice(" + in(0) + ", " + args);
     }
     case OpKind::dynamic_update_slice: {
       const Value& x = val(instr.inputs()[0]);
@@ -264,7 +268,9 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
       }
       return def("p::dynamic_update_slice(" + consume(0) + ", " + in(1) + ", " + starts + "})");
     }
-    case OpKind::dynamic_index: return def("p::dynamic_index(" + in(0) + ", p::to_index(" + in(1) + "))");
+    case OpKind::dynamic_index:
+      if (window) return def_window("p::index_window(" + view(0) + ", p::to_index(" + in(1) + "))");
+      return def("p::dynamic_index(" + in(0) + ", p::to_index(" + in(1) + "))");
     case OpKind::concat:
     case OpKind::stack: {
       std::string list = "{";

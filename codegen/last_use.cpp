@@ -21,18 +21,51 @@ bool plain_matmul(const Function& f, const Instr& instr) {
   return true;
 }
 
-// Per value: a slice (keeping every dim) or dynamic_slice whose every reader is a plain matmul,
-// and which is not a result.
+bool may_make_window(OpKind kind) {
+  return kind == OpKind::slice || kind == OpKind::dynamic_slice || kind == OpKind::dynamic_index ||
+         kind == OpKind::reshape;
+}
+
+// Whether `instr` can produce a view of its operand 0: slices that keep every dim, dynamic
+// slices and indexes (any operand), and reshapes of a block (row-major, unlike a window).
+bool can_be_window(const Instr& instr, const std::vector<const Instr*>& producer) {
+  switch (instr.kind()) {
+    case OpKind::dynamic_slice:
+    case OpKind::dynamic_index: return true;
+    case OpKind::slice: return instr.ints_attr("squeezed").empty();
+    case OpKind::reshape: {
+      const Instr* from = producer.at(static_cast<std::size_t>(instr.inputs().at(0)));
+      return from == nullptr || !may_make_window(from->kind());
+    }
+    default: return false;
+  }
+}
+
+// Per value: whether it is a window. Decided from the last instruction back, so that a value's
+// readers are decided before it: a window is read only by plain matmuls and by windows made
+// of it (reshape -> dynamic_index -> matmul), and is not a result.
 std::vector<bool> find_windows(const Function& f) {
-  std::vector<bool> window(f.values.size(), false);
-  for (const InstrPtr& instr : f.body)
-    if (instr->kind() == OpKind::dynamic_slice ||
-        (instr->kind() == OpKind::slice && instr->ints_attr("squeezed").empty()))
-      window[static_cast<std::size_t>(instr->output())] = true;
-  for (const InstrPtr& instr : f.body)
-    if (!plain_matmul(f, *instr))
-      for (ValueId in : instr->inputs()) window[static_cast<std::size_t>(in)] = false;
-  for (ValueId r : f.results) window[static_cast<std::size_t>(r)] = false;
+  const std::size_t n = f.values.size();
+  std::vector<const Instr*> producer(n, nullptr);
+  std::vector<std::vector<const Instr*>> readers(n);
+  for (const InstrPtr& instr : f.body) {
+    for (ValueId out : instr->outputs()) producer[static_cast<std::size_t>(out)] = instr.get();
+    for (ValueId in : instr->inputs()) readers[static_cast<std::size_t>(in)].push_back(instr.get());
+  }
+  std::vector<bool> window(n, false), returned(n, false);
+  for (ValueId r : f.results) returned[static_cast<std::size_t>(r)] = true;
+  for (auto it = f.body.rbegin(); it != f.body.rend(); ++it) {
+    const Instr& instr = **it;
+    if (!can_be_window(instr, producer)) continue;
+    const std::size_t out = static_cast<std::size_t>(instr.output());
+    if (returned[out] || readers[out].empty()) continue;
+    window[out] = std::all_of(readers[out].begin(), readers[out].end(), [&](const Instr* r) {
+      if (plain_matmul(f, *r)) return true;
+      return can_be_window(*r, producer) && r->inputs().at(0) == instr.output() &&
+             window[static_cast<std::size_t>(r->output())] &&
+             std::count(r->inputs().begin(), r->inputs().end(), instr.output()) == 1;
+    });
+  }
   return window;
 }
 
@@ -59,8 +92,7 @@ LastUses::LastUses(const Function& f) : f_(f) {
     if (instr.kind() == OpKind::wait)
       for (ValueId operand : in_flight[instr.inputs().at(0)]) use(operand);
     const bool view = instr.kind() == OpKind::alias || instr.kind() == OpKind::pvary ||
-                      ((instr.kind() == OpKind::dynamic_slice || instr.kind() == OpKind::slice) &&
-                       is_window(instr.output()));
+                      (may_make_window(instr.kind()) && is_window(instr.output()));
     for (ValueId out : instr.outputs()) {
       const std::size_t o = static_cast<std::size_t>(out);
       if (view) root_[o] = root(instr.inputs().at(0));

@@ -154,11 +154,14 @@ inline Tensor transpose(const Tensor& x, const std::vector<int>& perm) {
   return materialize(in_view(x).permuted(perm));
 }
 
-// x[starts:limits:steps] as a view into x's block, nothing copied (generated code reads a slice
-// in place when only matmuls read it, as for dynamic_window below).
-inline k::View slice_window(const Tensor& x, const Shape& starts, const Shape& limits, const Shape& steps) {
-  k::View v = in_view(x);
-  for (int d = 0; d < x.rank(); ++d) {
+// ---- windows: views into a block, nothing copied ------------------------------------------
+// Generated code reads a slice, dynamic slice, index or reshape in place when only matmuls (and
+// further windows) read it; the block it views outlives the window (codegen/last_use.h).
+
+// x[starts:limits:steps].
+inline k::View slice_window(const k::View& x, const Shape& starts, const Shape& limits, const Shape& steps) {
+  k::View v = x;
+  for (int d = 0; d < static_cast<int>(x.rank()); ++d) {
     std::int64_t step = steps[d];
     std::int64_t count = limits[d] > starts[d] ? (limits[d] - starts[d] + step - 1) / step : 0;
     v = v.sliced(d, starts[d], count, step);
@@ -166,10 +169,31 @@ inline k::View slice_window(const Tensor& x, const Shape& starts, const Shape& l
   return v;
 }
 
+// lax.dynamic_slice (starts clamped as JAX does).
+inline k::View dynamic_window(const k::View& x, const Shape& starts, const Shape& sizes) {
+  return k::dynamic_window(x, starts, sizes);
+}
+
+// x[i] along dimension 0, i clamped (negative i counts from the end), as JAX's x[i] on CPU.
+inline k::View index_window(const k::View& x, std::int64_t index) {
+  if (x.rank() == 0) throw shard::ShapeError("cannot index a scalar");
+  const std::int64_t n = x.shape[0];
+  if (index < 0) index += n;
+  k::View v = x.sliced(0, std::clamp<std::int64_t>(index, 0, n - 1), 1);
+  v.shape.erase(v.shape.begin());
+  v.strides.erase(v.strides.begin());
+  return v;
+}
+
+// A block seen with another shape of the same element count.
+inline k::View reshape_window(const k::View& x, const Shape& shape) { return x.reshaped(shape); }
+
+// ---- copies out of a block ------------------------------------------------------------------
+
 // x[starts:limits:steps], then the `squeezed` dims (indexed, not sliced) removed.
 inline Tensor slice(const Tensor& x, const Shape& starts, const Shape& limits, const Shape& steps,
                     const std::vector<int>& squeezed) {
-  Tensor out = materialize(slice_window(x, starts, limits, steps));
+  Tensor out = materialize(slice_window(in_view(x), starts, limits, steps));
   if (squeezed.empty()) return out;
   Shape kept;
   for (int d = 0; d < out.rank(); ++d)
@@ -184,12 +208,6 @@ inline Tensor dynamic_slice(const Tensor& x, const Shape& starts, Shape sizes) {
   return out;
 }
 
-// The same slice as a view into x's block, nothing copied: generated code reads a slice in
-// place when only matmuls read it (x outlives the view: it is named again after them).
-inline k::View dynamic_window(const Tensor& x, const Shape& starts, const Shape& sizes) {
-  return k::dynamic_window(in_view(x), starts, sizes);
-}
-
 // By value: generated code moves a block nobody reads again in, which is updated in place
 // (a loop filling a result slice by slice then copies nothing).
 inline Tensor dynamic_update_slice(Tensor x, const Tensor& update, const Shape& starts) {
@@ -199,18 +217,7 @@ inline Tensor dynamic_update_slice(Tensor x, const Tensor& update, const Shape& 
 }
 
 // x[i] for a runtime index i along dimension 0 (clamped, as JAX's x[i] on CPU).
-inline Tensor dynamic_index(const Tensor& x, std::int64_t index) {
-  std::int64_t n = x.dim(0);
-  if (index < 0) index += n;
-  index = std::clamp<std::int64_t>(index, 0, n - 1);
-  Shape starts(x.rank(), 0);
-  starts[0] = index;
-  Shape sizes = x.shape();
-  sizes[0] = 1;
-  Tensor out = dynamic_slice(x, starts, sizes);
-  sizes.erase(sizes.begin());
-  return std::move(out).reshaped(sizes);
-}
+inline Tensor dynamic_index(const Tensor& x, std::int64_t index) { return materialize(index_window(in_view(x), index)); }
 
 inline Tensor concat(const std::vector<const Tensor*>& xs, int axis, DType dtype, Shape shape) {
   std::vector<Tensor> converted;

@@ -311,6 +311,41 @@ TEST(LastUses, ASliceReadOnlyByMatmulsIsAWindow) {
   EXPECT_TRUE(first_slice_is_window(*l.module, "static_slice"));
 }
 
+// Whether every value that `kind` instructions of `function` produce is a window.
+std::vector<bool> windows_of(const Module& m, const std::string& function, OpKind kind) {
+  const Function& f = *m.find(function);
+  const LastUses uses(f);
+  std::vector<bool> out;
+  for (const InstrPtr& i : f.body)
+    if (i->kind() == kind) out.push_back(uses.is_window(i->output()));
+  return out;
+}
+
+TEST(LastUses, WindowsChainThroughReshapesAndIndexes) {
+  // The ring form of psum_scatter_matmul_overlapped: row chunks of a reshaped block.
+  auto l = lower(std::string(kMesh) +
+                 "shard_map chained(a: f32[8@X, 16@Y], w: f32[4, 8]) -> f32[2@X, 32@Y] on g {\n"
+                 "  let chunks = reshape(a, (4, 1, 4));\n"
+                 "  return chunks[axis_index(X)] @ w;\n"
+                 "}\n"
+                 "shard_map reread(a: f32[8@X, 16@Y], w: f32[4, 8]) -> (f32[2@X, 32@Y], f32[4@X, 1, 4@Y]) on g {\n"
+                 "  let chunks = reshape(a, (4, 1, 4));\n"
+                 "  return (chunks[axis_index(X)] @ w, chunks[0:2, :, 0:1]);\n"
+                 "}\n"
+                 "shard_map reshaped_slice(a: f32[8@X, 16@Y], w: f32[2, 8]) -> f32[8@X, 32@Y] on g {\n"
+                 "  return reshape(a[0:2], (4, 2)) @ w;\n"
+                 "}");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(windows_of(*l.module, "chained", OpKind::reshape), std::vector<bool>{true});
+  EXPECT_EQ(windows_of(*l.module, "chained", OpKind::dynamic_index), std::vector<bool>{true});
+  // chunks is also sliced into a result: a block; its index stays a window into it.
+  EXPECT_EQ(windows_of(*l.module, "reread", OpKind::reshape), std::vector<bool>{false});
+  EXPECT_EQ(windows_of(*l.module, "reread", OpKind::dynamic_index), std::vector<bool>{true});
+  // A window is not row-major in general: its reshape copies it, and the slice is a block.
+  EXPECT_EQ(windows_of(*l.module, "reshaped_slice", OpKind::reshape), std::vector<bool>{false});
+  EXPECT_EQ(windows_of(*l.module, "reshaped_slice", OpKind::slice), std::vector<bool>{false});
+}
+
 TEST(LastUses, AWindowKeepsItsBlockFromBeingConsumed) {
   // The update of z comes after the slice and before the matmul that reads the window into z.
   auto l = lower(std::string(kMesh) +
