@@ -4,7 +4,8 @@
 //
 // BM_Matmul/<m>/<k>/<n>/<ldb>: shard::kernels::matmul with b a column block of a matrix with
 // ldb columns (read in place through strides, as a sharded einsum does), against
-// BM_BareOneDnn with the same descriptors executed directly. BM_Normal: shard::random::normal.
+// BM_BareOneDnn with the same descriptors executed directly. BM_MatmulBf16: bf16 operands.
+// BM_Normal: shard::random::normal.
 #include <benchmark/benchmark.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -42,6 +43,25 @@ void BM_Matmul(benchmark::State& state) {
   set_flops(state, m, k, n);
 }
 
+// bf16 operands (computed in f32): matmul_square's shapes, a device's [2, 1024] @ [1024, 8192]
+// and the whole [8, 2048] @ [2048, 8192]: memory-bound on b.
+void BM_MatmulBf16(benchmark::State& state) {
+  const std::int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  const std::uint16_t one = 0x3f80, half = 0x3f00;  // 1.0 and 0.5 in bf16
+  std::vector<std::uint16_t> a(static_cast<std::size_t>(m * k), one), b(static_cast<std::size_t>(k * n), half),
+      c(static_cast<std::size_t>(m * n));
+  sk::Context ctx;
+  const sk::View av = sk::View::contiguous(a.data(), DType::bf16, {m, k});
+  const sk::View bv = sk::View::contiguous(b.data(), DType::bf16, {k, n});
+  const sk::MutView cv = sk::MutView::contiguous(c.data(), DType::bf16, {m, n});
+  for (auto _ : state) {
+    sk::matmul(ctx, av, bv, cv);
+    benchmark::DoNotOptimize(c.data());
+  }
+  set_flops(state, m, k, n);
+  state.SetBytesProcessed(state.iterations() * k * n * 2);
+}
+
 void BM_BareOneDnn(benchmark::State& state) {
   const std::int64_t m = state.range(0), k = state.range(1), n = state.range(2), ldb = state.range(3);
   std::vector<float> a(static_cast<std::size_t>(m * k), 1.0f), b(static_cast<std::size_t>(k * ldb), 0.5f),
@@ -75,6 +95,7 @@ void BM_Normal(benchmark::State& state) {
 }
 
 BENCHMARK(BM_Matmul)->Apply(matmul_shapes)->MeasureProcessCPUTime()->UseRealTime();
+BENCHMARK(BM_MatmulBf16)->Args({2, 1024, 8192})->Args({8, 2048, 8192})->Args({256, 1024, 1024})->MeasureProcessCPUTime()->UseRealTime();
 BENCHMARK(BM_BareOneDnn)->Apply(matmul_shapes)->MeasureProcessCPUTime()->UseRealTime();
 BENCHMARK(BM_Normal)->Arg(1 << 20);
 

@@ -1,6 +1,6 @@
 // matmul against a naive reference: random shapes, strided (transposed) operands, batch
-// broadcasting, accumulation, every dtype, integer wrap-around, empty dims, primitive reuse and
-// several device threads at once.
+// broadcasting, accumulation, every dtype, 16-bit products of few rows in chunks, integer
+// wrap-around, empty dims, primitive reuse and several device threads at once.
 #include <gtest/gtest.h>
 
 #include <omp.h>
@@ -167,6 +167,37 @@ TEST(KernelsMatmul, AccumulateAddsToTheResult) {
     for (int i = 0; i < 6; ++i) want.set(i, kt::round_to(dtype, want.get(i) + c.get(i)));
     sk::matmul(ctx, a.view(), b.view(), c.mut(), {.accumulate = true});
     expect_close(c, want, 5);
+  }
+}
+
+TEST(KernelsMatmul, FewRowsOfBf16AndF16AreSummedOverChunksOfBOnOneThread) {
+  // b has 70000 columns: chunks of 3 rows of widened b (1 MiB of f32), so K = 7 takes three
+  // chunks, the last a partial one. Values in {-2..2}: every sum is exact in 16 bits, so each
+  // result equals the reference exactly, whichever path and chunking computed it.
+  for (DType dtype : {DType::bf16, DType::f16}) {
+    for (bool accumulate : {false, true}) {
+      std::mt19937 rng(5);
+      std::uniform_int_distribution<int> value(-2, 2);
+      Array a(dtype, {2, 7}), b(dtype, {7, 70000}), c(dtype, {2, 70000});
+      for (Array* x : {&a, &b, &c})
+        for (std::int64_t i = 0; i < x->size(); ++i) x->set(i, value(rng));
+      Array want = reference(a, b, {2, 70000}, dtype);
+      if (accumulate)
+        for (std::int64_t i = 0; i < want.size(); ++i) want.set(i, want.get(i) + c.get(i));
+      for (int team : {1, 2}) {  // a team runs the chunks on its calling thread, and keeps its size
+        Array got = c;
+        std::thread device([&] {
+          omp_set_num_threads(team);
+          sk::Context ctx;
+          sk::matmul(ctx, a.view(), b.view(), got.mut(), {.accumulate = accumulate});
+          EXPECT_EQ(omp_get_max_threads(), team);
+        });
+        device.join();
+        for (std::int64_t i = 0; i < got.size(); ++i)
+          ASSERT_EQ(got.get(i), want.get(i)) << shard::dtype_name(dtype) << " accumulate " << accumulate << " team "
+                                             << team << " at " << i;
+      }
+    }
   }
 }
 
