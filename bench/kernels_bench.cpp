@@ -20,7 +20,7 @@ namespace sk = shard::kernels;
 using shard::DType;
 
 void matmul_shapes(benchmark::internal::Benchmark* b) {
-  b->Args({64, 64, 64, 64})->Args({256, 4096, 128, 256})->Args({1024, 512, 256, 256})->Args({1024, 4096, 256, 256})->Args({128, 512, 256, 256});
+  b->Args({64, 64, 64, 64})->Args({256, 4096, 128, 256})->Args({1024, 512, 256, 256})->Args({1024, 4096, 256, 256})->Args({128, 512, 256, 256})->Args({8, 2048, 8192, 8192});
 }
 
 void set_flops(benchmark::State& state, std::int64_t m, std::int64_t k, std::int64_t n) {

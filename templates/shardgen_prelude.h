@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -325,9 +326,9 @@ class Einsum {
                                 std::to_string(dim_of(cb, lb, c)));
       K *= dim_of(ca, la, c);
     }
-    Tensor a_moved, b_moved;  // set only when an operand's letters must be reordered
-    k::View pa = arrange(ca, la, batch + free_a + contracted, {B, M, K}, a_moved);
-    k::View pb = arrange(cb, lb, batch + contracted + free_b, {B, K, N}, b_moved);
+    Tensor a_moved, b_moved;  // set only when an operand's letters must be reordered by a copy
+    k::View pa = arrange(ca, la, {batch, free_a, contracted}, {B, M, K}, a_moved);
+    k::View pb = arrange(cb, lb, {batch, contracted, free_b}, {B, K, N}, b_moved);
     Tensor product = Tensor::uninitialized(dtype, {B, M, N});
     k::matmul(context(), pa, pb, out_view(product));
     std::string order = batch + free_a + free_b;
@@ -369,15 +370,39 @@ class Einsum {
     storage = reduce(k::ReduceOp::sum, x, axes, x.dtype(), shape);
     return storage;
   }
-  // x (letters `have`) as a [B, rows, cols] view in the letter order `want`: the tensor itself
-  // when the order already matches (no copy), else a transposed copy held in `storage`.
-  static k::View arrange(const Tensor& x, const std::string& have, const std::string& want, Shape flat,
-                         Tensor& storage) {
+  // x (letters `have`) as a [B, rows, cols] view whose three dims are the letter groups `want`:
+  // the tensor itself when the order already matches; else x read through permuted strides when
+  // each group's dims merge into one (oneDNN takes strided operands: q @ k^T reads k in place);
+  // else a transposed copy held in `storage`.
+  static k::View arrange(const Tensor& x, const std::string& have, const std::array<std::string, 3>& want,
+                         Shape flat, Tensor& storage) {
     std::vector<int> perm;
-    for (char c : want) perm.push_back(static_cast<int>(have.find(c)));
+    for (const std::string& group : want)
+      for (char c : group) perm.push_back(static_cast<int>(have.find(c)));
     if (is_identity(perm)) return k::View::contiguous(x.data(), x.dtype(), std::move(flat));
+    if (x.numel() > 0)
+      if (auto v = grouped(in_view(x).permuted(perm), want)) return *v;
     storage = transpose(x, perm);
     return k::View::contiguous(storage.data(), storage.dtype(), std::move(flat));
+  }
+  // v with each group of consecutive dims (sized as `groups`) merged into one dim, when the
+  // strides allow it without a copy (an empty group is a dim of size 1).
+  static std::optional<k::View> grouped(const k::View& v, const std::array<std::string, 3>& groups) {
+    k::View out{v.data, v.dtype, {}, {}};
+    std::size_t d = 0;
+    for (const std::string& group : groups) {
+      std::int64_t size = 1, stride = 1;
+      for (std::size_t i = d + group.size(); i-- > d;) {  // innermost first
+        if (v.shape[i] == 1) continue;
+        if (size > 1 && v.strides[i] != stride * size) return std::nullopt;
+        if (size == 1) stride = v.strides[i];
+        size *= v.shape[i];
+      }
+      out.shape.push_back(size);
+      out.strides.push_back(stride);
+      d += group.size();
+    }
+    return out;
   }
 };
 
