@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "codegen/embedded_templates.h"
+#include "codegen/overwritten_fills.h"
 #include "frontend/internal_error.h"
 
 namespace shardc::codegen {
@@ -120,6 +121,8 @@ std::vector<std::string> CppEmitter::function_body(const Function& f) {
   std::vector<std::string> lines;
   const LastUses uses(f);
   uses_ = &uses;
+  const std::vector<bool> overwritten = find_overwritten_fills(f);
+  overwritten_fills_ = &overwritten;
   for (index_ = 0; index_ < f.body.size(); ++index_) {
     std::string text = statement(f, *f.body[index_]);
     std::istringstream split(text);
@@ -134,6 +137,7 @@ std::vector<std::string> CppEmitter::function_body(const Function& f) {
   }
   lines.push_back(ret + "};");
   uses_ = nullptr;
+  overwritten_fills_ = nullptr;
   return lines;
 }
 
@@ -282,6 +286,8 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
       return def("p::roll(" + in(0) + ", " + std::to_string(instr.int_attr("shift")) + ", " +
                  std::to_string(instr.int_attr("axis")) + ")");
     case OpKind::fill:
+      if (overwritten_fills_ && overwritten_fills_->at(static_cast<std::size_t>(instr.output())))
+        return def("p::uninitialized(" + dt() + ", " + shp() + ")");
       if (instr.inputs().empty()) return def("p::fill(" + dt() + ", " + shp() + ", " + double_text(instr.float_attr("value")) + ")");
       return def("p::full(" + dt() + ", " + shp() + ", " + in(0) + ")");
     case OpKind::arange: {

@@ -43,8 +43,10 @@ class CppEmitter {
   // shard::reshard / shard::start_reshard (prefix "shard::" or "shard::start_") of a reshard_exchange.
   std::string reshard_call(const Function& f, const std::string& prefix, const Instr& instr, const std::string& x) const;
 
-  // Set while a function's body is emitted: which operands may be moved from.
+  // Set while a function's body is emitted: which operands may be moved from, and which fills
+  // are overwritten whole before anything reads them (overwritten_fills.h).
   const LastUses* uses_ = nullptr;
+  const std::vector<bool>* overwritten_fills_ = nullptr;
   std::size_t index_ = 0;  // the instruction being emitted
 
   const Module& module_;

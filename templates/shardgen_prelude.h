@@ -457,6 +457,10 @@ inline Tensor einsum(std::string_view spec, const Tensor& x, DType dtype) {
 
 // ---- constructors --------------------------------------------------------------------------
 
+// A block whose every element the code that follows writes before reading it (a zeros block
+// that dynamic_update_slices overwrite whole: codegen/overwritten_fills.h).
+inline Tensor uninitialized(DType dtype, Shape shape) { return Tensor::uninitialized(dtype, std::move(shape)); }
+
 inline Tensor fill(DType dtype, Shape shape, double value) {
   Tensor out = Tensor::uninitialized(dtype, std::move(shape));
   k::fill(out_view(out), value);

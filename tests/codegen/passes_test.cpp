@@ -8,6 +8,7 @@
 
 #include "codegen/pipeline.h"
 #include "codegen/last_use.h"
+#include "codegen/overwritten_fills.h"
 #include "codegen/print_ir.h"
 #include "codegen/reshard_traffic.h"
 #include "frontend/check/check.h"
@@ -344,6 +345,54 @@ TEST(LastUses, WindowsChainThroughReshapesAndIndexes) {
   // A window is not row-major in general: its reshape copies it, and the slice is a block.
   EXPECT_EQ(windows_of(*l.module, "reshaped_slice", OpKind::reshape), std::vector<bool>{false});
   EXPECT_EQ(windows_of(*l.module, "reshaped_slice", OpKind::slice), std::vector<bool>{false});
+}
+
+// Whether the first fill of `function` is overwritten whole.
+bool first_fill_overwritten(const Module& m, const std::string& function) {
+  const Function& f = *m.find(function);
+  const std::vector<bool> overwritten = find_overwritten_fills(f);
+  for (const InstrPtr& i : f.body)
+    if (i->kind() == OpKind::fill) return overwritten.at(static_cast<std::size_t>(i->output()));
+  ADD_FAILURE() << "no fill in " << function;
+  return false;
+}
+
+TEST(OverwrittenFills, AZerosBlockThatUpdatesCoverIsNotFilled) {
+  auto l = lower(std::string(kMesh) +
+                 "shard_map covered(a: f32[8@X, 16@Y]) -> f32[8@X, 32@Y] on g {\n"
+                 "  var out = pvary(zeros(f32[4, 8]), (X, Y));\n"
+                 "  for c in 0..2 {\n"
+                 "    out = dynamic_update_slice(out, a * 2.0, c * 4, axis=1);\n"
+                 "  }\n"
+                 "  return out;\n"
+                 "}\n"
+                 "shard_map clamped(a: f32[8@X, 16@Y]) -> f32[8@X, 32@Y] on g {\n"
+                 "  var out = pvary(zeros(f32[4, 8]), (X, Y));\n"
+                 "  out = dynamic_update_slice(out, a, 0, axis=1);\n"
+                 "  return dynamic_update_slice(out, a, 100, axis=1);\n"  // starts at 4 once clamped
+                 "}\n"
+                 "shard_map gap(a: f32[8@X, 16@Y]) -> f32[8@X, 48@Y] on g {\n"
+                 "  var out = pvary(zeros(f32[4, 12]), (X, Y));\n"
+                 "  out = dynamic_update_slice(out, a, 0, axis=1);\n"
+                 "  return dynamic_update_slice(out, a, 8, axis=1);\n"
+                 "}\n"
+                 "shard_map read_between(a: f32[8@X, 16@Y]) -> f32[8@X, 32@Y] on g {\n"
+                 "  var out = pvary(zeros(f32[4, 8]), (X, Y));\n"
+                 "  out = dynamic_update_slice(out, a, 0, axis=1);\n"
+                 "  let peek = out[:, 4:8];\n"
+                 "  return dynamic_update_slice(out, peek + a, 4, axis=1);\n"
+                 "}\n"
+                 "shard_map runtime_start(a: f32[8@X, 16@Y]) -> f32[8@X, 32@Y] on g {\n"
+                 "  var out = pvary(zeros(f32[4, 8]), (X, Y));\n"
+                 "  out = dynamic_update_slice(out, a, 4 * axis_index(X), axis=1);\n"
+                 "  return dynamic_update_slice(out, a, 4 - 4 * axis_index(X), axis=1);\n"
+                 "}");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_TRUE(first_fill_overwritten(*l.module, "covered"));
+  EXPECT_TRUE(first_fill_overwritten(*l.module, "clamped"));
+  EXPECT_FALSE(first_fill_overwritten(*l.module, "gap"));
+  EXPECT_FALSE(first_fill_overwritten(*l.module, "read_between"));
+  EXPECT_FALSE(first_fill_overwritten(*l.module, "runtime_start"));
 }
 
 TEST(LastUses, AWindowKeepsItsBlockFromBeingConsumed) {
