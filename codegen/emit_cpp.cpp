@@ -149,13 +149,15 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
     return can_consume(i) ? "std::move(" + name(f, uses_->root(instr.inputs().at(i))) + ")" : in(i);
   };
   auto val = [&](ValueId id) -> const Value& { return f.values.at(static_cast<std::size_t>(id)); };
-  // Windows (views into a block, last_use.h): the output is one, operand i read as a k::View.
-  const bool window = uses_ && !instr.outputs().empty() && uses_->is_window(instr.outputs()[0]);
-  auto view = [&](std::size_t i) { return uses_ && uses_->is_window(instr.inputs().at(i)) ? in(i) : "p::in_view(" + in(i) + ")"; };
-  auto def_window = [&](const std::string& expr) { return "const p::k::View " + name(f, instr.outputs()[0]) + " = " + expr + ";"; };
   const std::string out = instr.outputs().empty() ? "" : name(f, instr.outputs()[0]);
   const Value* ov = instr.outputs().empty() ? nullptr : &val(instr.outputs()[0]);
   auto def = [&](const std::string& expr) { return "Tensor " + out + " = " + expr + ";"; };
+  // Windows (views into a block, last_use.h): whether the output is one; operand i as a view.
+  const bool window = uses_ && !instr.outputs().empty() && uses_->is_window(instr.outputs()[0]);
+  auto def_window = [&](const std::string& expr) { return "const p::k::View " + out + " = " + expr + ";"; };
+  auto view = [&](std::size_t i) {
+    return uses_ && uses_->is_window(instr.inputs().at(i)) ? in(i) : "p::in_view(" + in(i) + ")";
+  };
   auto dt = [&] { return dtype_text(ov->dtype); };
   auto shp = [&] { return ints_text(ov->shape); };
   switch (instr.kind()) {

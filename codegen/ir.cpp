@@ -86,6 +86,13 @@ ValueId Function::add_value(Value v) {
   return static_cast<ValueId>(values.size() - 1);
 }
 
+DefUse::DefUse(const Function& f) : producer(f.values.size(), nullptr), readers(f.values.size()) {
+  for (const InstrPtr& instr : f.body) {
+    for (ValueId out : instr->outputs()) producer.at(static_cast<std::size_t>(out)) = instr.get();
+    for (ValueId in : instr->inputs()) readers.at(static_cast<std::size_t>(in)).push_back(instr.get());
+  }
+}
+
 const Function* Module::find(std::string_view function_name) const {
   for (const Function& f : functions)
     if (f.name == function_name) return &f;

@@ -166,6 +166,15 @@ struct Function {
   ValueId add_value(Value v);
 };
 
+// Who defines and who reads each value of a function (indexed by ValueId), for the analyses
+// that follow a value to its readers.
+struct DefUse {
+  std::vector<const Instr*> producer;              // nullptr for none
+  std::vector<std::vector<const Instr*>> readers;  // in body order; an instruction reading a
+                                                   // value twice is listed twice
+  explicit DefUse(const Function& f);
+};
+
 struct Module {
   std::string name;
   std::shared_ptr<const check::CheckedModule> checked;  // owns the meshes the types point at

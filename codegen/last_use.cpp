@@ -28,13 +28,13 @@ bool may_make_window(OpKind kind) {
 
 // Whether `instr` can produce a view of its operand 0: slices that keep every dim, dynamic
 // slices and indexes (any operand), and reshapes of a block (row-major, unlike a window).
-bool can_be_window(const Instr& instr, const std::vector<const Instr*>& producer) {
+bool can_be_window(const Instr& instr, const DefUse& u) {
   switch (instr.kind()) {
     case OpKind::dynamic_slice:
     case OpKind::dynamic_index: return true;
     case OpKind::slice: return instr.ints_attr("squeezed").empty();
     case OpKind::reshape: {
-      const Instr* from = producer.at(static_cast<std::size_t>(instr.inputs().at(0)));
+      const Instr* from = u.producer.at(static_cast<std::size_t>(instr.inputs().at(0)));
       return from == nullptr || !may_make_window(from->kind());
     }
     default: return false;
@@ -46,22 +46,17 @@ bool can_be_window(const Instr& instr, const std::vector<const Instr*>& producer
 // of it (reshape -> dynamic_index -> matmul), and is not a result.
 std::vector<bool> find_windows(const Function& f) {
   const std::size_t n = f.values.size();
-  std::vector<const Instr*> producer(n, nullptr);
-  std::vector<std::vector<const Instr*>> readers(n);
-  for (const InstrPtr& instr : f.body) {
-    for (ValueId out : instr->outputs()) producer[static_cast<std::size_t>(out)] = instr.get();
-    for (ValueId in : instr->inputs()) readers[static_cast<std::size_t>(in)].push_back(instr.get());
-  }
+  const DefUse u(f);
   std::vector<bool> window(n, false), returned(n, false);
   for (ValueId r : f.results) returned[static_cast<std::size_t>(r)] = true;
   for (auto it = f.body.rbegin(); it != f.body.rend(); ++it) {
     const Instr& instr = **it;
-    if (!can_be_window(instr, producer)) continue;
+    if (!can_be_window(instr, u)) continue;
     const std::size_t out = static_cast<std::size_t>(instr.output());
-    if (returned[out] || readers[out].empty()) continue;
-    window[out] = std::all_of(readers[out].begin(), readers[out].end(), [&](const Instr* r) {
+    if (returned[out] || u.readers[out].empty()) continue;
+    window[out] = std::all_of(u.readers[out].begin(), u.readers[out].end(), [&](const Instr* r) {
       if (plain_matmul(f, *r)) return true;
-      return can_be_window(*r, producer) && r->inputs().at(0) == instr.output() &&
+      return can_be_window(*r, u) && r->inputs().at(0) == instr.output() &&
              window[static_cast<std::size_t>(r->output())] &&
              std::count(r->inputs().begin(), r->inputs().end(), instr.output()) == 1;
     });

@@ -7,22 +7,8 @@
 namespace shardc::codegen {
 namespace {
 
-struct Uses {
-  std::vector<const Instr*> producer;
-  std::vector<std::vector<const Instr*>> readers;
-};
-
-Uses uses_of(const Function& f) {
-  Uses u{std::vector<const Instr*>(f.values.size(), nullptr), std::vector<std::vector<const Instr*>>(f.values.size())};
-  for (const InstrPtr& instr : f.body) {
-    for (ValueId out : instr->outputs()) u.producer[static_cast<std::size_t>(out)] = instr.get();
-    for (ValueId in : instr->inputs()) u.readers[static_cast<std::size_t>(in)].push_back(instr.get());
-  }
-  return u;
-}
-
 // The value whose block `v` names: itself, or the first value of its alias/pvary chain.
-ValueId root(const Uses& u, ValueId v) {
+ValueId root(const DefUse& u, ValueId v) {
   for (const Instr* p = u.producer[static_cast<std::size_t>(v)];
        p && (p->kind() == OpKind::alias || p->kind() == OpKind::pvary); p = u.producer[static_cast<std::size_t>(v)])
     v = p->inputs().at(0);
@@ -30,7 +16,7 @@ ValueId root(const Uses& u, ValueId v) {
 }
 
 // The integer value of `v` when a constant instruction makes it.
-std::optional<std::int64_t> constant_int(const Uses& u, ValueId v) {
+std::optional<std::int64_t> constant_int(const DefUse& u, ValueId v) {
   const Instr* p = u.producer.at(static_cast<std::size_t>(v));
   if (p == nullptr || p->kind() != OpKind::constant) return std::nullopt;
   if (const auto* i = std::get_if<std::int64_t>(&p->attrs().at("value"))) return *i;
@@ -38,8 +24,8 @@ std::optional<std::int64_t> constant_int(const Uses& u, ValueId v) {
 }
 
 // The one instruction that reads the block named `v` (through alias/pvary names), or nullptr
-// when there are several readers or none. Also false when `v` is a result.
-const Instr* only_reader(const Function& f, const Uses& u, ValueId v) {
+// when there are several readers or none, or when `v` is a result.
+const Instr* only_reader(const Function& f, const DefUse& u, ValueId v) {
   const Instr* reader = nullptr;
   std::vector<ValueId> names = {v};
   for (std::size_t i = 0; i < names.size(); ++i) {
@@ -57,7 +43,7 @@ const Instr* only_reader(const Function& f, const Uses& u, ValueId v) {
 }
 
 // The box [begin, end) per dim that a dynamic_update_slice of `instr` writes, starts clamped.
-std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> written_box(const Function& f, const Uses& u,
+std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> written_box(const Function& f, const DefUse& u,
                                                                              const Instr& instr) {
   const auto& shape = f.values.at(static_cast<std::size_t>(instr.inputs()[0])).shape;
   const auto& update = f.values.at(static_cast<std::size_t>(instr.inputs()[1])).shape;
@@ -108,7 +94,7 @@ bool covers(const std::vector<std::int64_t>& shape, std::vector<std::vector<std:
 }  // namespace
 
 std::vector<bool> find_overwritten_fills(const Function& f) {
-  const Uses u = uses_of(f);
+  const DefUse u(f);
   std::vector<bool> overwritten(f.values.size(), false);
   for (const InstrPtr& instr : f.body) {
     if (instr->kind() != OpKind::fill || !instr->inputs().empty()) continue;
