@@ -2,34 +2,20 @@
 
 #include <cmath>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include "shard/kernels/float16.h"
 
-namespace {
-
-std::optional<ResultRef> parse_ref(const std::string& text) {
-  static const std::regex re(R"(^([A-Za-z_][A-Za-z_0-9]*)\.return(?:\.([0-9]+))?$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, re)) return std::nullopt;
-  return ResultRef{m[1], m[2].matched ? std::stoi(m[2]) : 0};
-}
-
-}  // namespace
-
 Expectations read_expectations(const std::string& path) {
   Expectations out;
   std::ifstream file(path);
-  static const std::regex value_re(R"(^\s*// expect-value: (\S+) (.+?)\s*$)");
-  static const std::regex equal_re(R"(^\s*// expect-equal: (\S+) (\S+)\s*$)");
-  for (std::string line; std::getline(file, line);) {
-    std::smatch m;
-    if (std::regex_match(line, m, value_re)) {
-      if (auto r = parse_ref(m[1])) out.values.push_back({*r, m[2]});
-    } else if (std::regex_match(line, m, equal_re)) {
-      auto a = parse_ref(m[1]), b = parse_ref(m[2]);
-      if (a && b) out.equals.push_back({*a, *b});
+  for (const expectations::Line& line : expectations::read_lines(file)) {
+    const auto a = expectations::parse_result_ref(line.lhs);
+    if (!a) continue;  // about a binding, not a result
+    if (line.kind == "value") {
+      out.values.push_back({*a, line.rhs});
+    } else if (const auto b = expectations::parse_result_ref(line.rhs)) {
+      out.equals.push_back({*a, *b});
     }
   }
   return out;

@@ -6,12 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "expectation_lines.h"
 #include "shard/shard.h"
 
-struct ResultRef {
-  std::string function;
-  int index = 0;  // `return` is result 0
-};
+using expectations::ResultRef;
 
 struct ValueExpectation {
   ResultRef result;

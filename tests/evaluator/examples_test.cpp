@@ -13,9 +13,10 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <regex>
+#include <sstream>
 
 #include "checked_source.h"
+#include "expectation_lines.h"
 #include "evaluator/compare.h"
 #include "evaluator/evaluate.h"
 #include "evaluator/format_numpy.h"
@@ -153,33 +154,16 @@ class ValueParser {
 
 // ---- the expectations of one file ----
 
-struct Expectation {
-  std::string kind;  // value | equal
-  std::string lhs, rhs;
-  int line = 0;
-};
-
-std::vector<Expectation> read_expectations(const std::string& text) {
-  std::vector<Expectation> out;
-  std::regex re(R"(//\s*expect-(value|equal):\s*(\S+)\s+(.*\S)\s*$)");
+std::vector<expectations::Line> read_expectations(const std::string& text) {
   std::istringstream in(text);
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    std::smatch m;
-    if (std::regex_search(line, m, re)) out.push_back({m[1], m[2], m[3], n});
-  }
-  return out;
+  return expectations::read_lines(in);
 }
 
 // FUNC.return or FUNC.return.N -> (FUNC, N).
 std::pair<std::string, std::size_t> result_ref(const std::string& ref) {
-  std::smatch m;
-  std::regex re(R"(^([A-Za-z_][A-Za-z0-9_]*)\.return(?:\.(\d+))?$)");
-  if (!std::regex_match(ref, m, re))
-    throw std::runtime_error("'" + ref + "' is not FUNC.return or FUNC.return.N (bindings are not evaluated)");
-  return {m[1], m[2].matched ? std::stoul(m[2]) : 0};
+  const auto r = expectations::parse_result_ref(ref);
+  if (!r) throw std::runtime_error("'" + ref + "' is not FUNC.return or FUNC.return.N (bindings are not evaluated)");
+  return {r->function, static_cast<std::size_t>(r->index)};
 }
 
 class Runner {
@@ -257,8 +241,8 @@ class Example : public ::testing::TestWithParam<std::string> {};
 TEST_P(Example, ExpectationsHold) {
   const std::string& name = GetParam();
   std::string text = testing::read_file(example_path(name));
-  auto expectations = read_expectations(text);
-  ASSERT_FALSE(expectations.empty());
+  const auto lines = read_expectations(text);
+  ASSERT_FALSE(lines.empty());
   auto own = testing::check_source(text, example_path(name));
   ASSERT_TRUE(own.module) << own.errors;
   Defines small;
@@ -270,7 +254,7 @@ TEST_P(Example, ExpectationsHold) {
   }
   Runner at_own_sizes(*own.module);
   Runner for_equal(small.empty() ? *own.module : *shrunk.module);
-  for (const Expectation& e : expectations) {
+  for (const expectations::Line& e : lines) {
     std::string where = name + ".shard:" + std::to_string(e.line);
     try {
       if (e.kind == "value") expect_value(at_own_sizes.result(e.lhs), ValueParser(e.rhs).parse(), where);
