@@ -4,7 +4,8 @@
 //
 // A value is a view of its *root*: `alias` and `pvary` emit `const Tensor& b = a;`, so the
 // storage belongs to the first value of the chain. A *window* is a view too: a slice (that
-// keeps every dim) or dynamic_slice whose every reader is a plain 2-D matmul einsum (`ab,bc->ac`, operands of the result's dtype)
+// keeps every dim), dynamic_slice, dynamic index or reshape of a block, whose every reader is
+// a plain 2-D matmul einsum (`ab,bc->ac`, operands of the result's dtype) or a further window,
 // is emitted as a k::View into its operand's block, which the matmul reads in place (the ring
 // algorithms slice a row chunk out of x at every step; a copy of it cost as much as the
 // permute). An operand may be consumed when its root
@@ -25,11 +26,11 @@ class LastUses {
  public:
   explicit LastUses(const Function& f);
 
-  // The value whose storage `v` names (itself unless `v` comes from alias/pvary).
+  // The value whose storage `v` names (itself unless `v` comes from alias/pvary or is a window).
   ValueId root(ValueId v) const { return root_.at(static_cast<std::size_t>(v)); }
   // Whether instruction `index` of the body may move from its operand `operand`.
   bool consumable(std::size_t index, std::size_t operand) const;
-  // Whether `v` is a window: a slice emitted as a view into its operand's block.
+  // Whether `v` is a window: emitted as a view into its operand's block.
   bool is_window(ValueId v) const { return window_.at(static_cast<std::size_t>(v)); }
   // Whether result `i` of the function may be moved out: its root is owned and no later
   // result names it (an earlier mention of a value returned twice is copied).
@@ -41,7 +42,7 @@ class LastUses {
   std::vector<bool> owned_;               // per value: a local Tensor the function owns
   std::vector<std::size_t> last_use_;     // per root: the last instruction reading it
   std::vector<bool> returned_;            // per root: a result of the function
-  std::vector<bool> window_;              // per value: a dynamic_slice read in place
+  std::vector<bool> window_;              // per value: a window
 };
 
 }  // namespace shardc::codegen

@@ -54,8 +54,12 @@ inline void accumulate(Acc* acc, Source&& source, int n, std::int64_t len, Load 
     const T* t = source(k + 1);
     const T* u = source(k + 2);
     const T* v = source(k + 3);
-    for (std::int64_t i = 0; i < len; ++i)
-      acc[i] = combine<Acc>(Op, combine<Acc>(Op, combine<Acc>(Op, combine<Acc>(Op, acc[i], load(s[i])), load(t[i])), load(u[i])), load(v[i]));
+    for (std::int64_t i = 0; i < len; ++i) {
+      Acc x = combine<Acc>(Op, acc[i], load(s[i]));
+      x = combine<Acc>(Op, x, load(t[i]));
+      x = combine<Acc>(Op, x, load(u[i]));
+      acc[i] = combine<Acc>(Op, x, load(v[i]));
+    }
   }
   for (; k + 1 < n; k += 2) {
     const T* s = source(k);

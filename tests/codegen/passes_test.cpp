@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
+#include <optional>
 #include <sstream>
 
 #include "codegen/pipeline.h"
@@ -210,14 +212,19 @@ TEST(Pipeline, ManualCollectivesStayAsWritten) {
   EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "start:ppermute", "wait:ppermute"}));
 }
 
+// The position in f's body of its first instruction of one of `kinds` (a test failure if none).
+std::optional<std::size_t> first_of(const Function& f, std::initializer_list<OpKind> kinds) {
+  for (std::size_t i = 0; i < f.body.size(); ++i)
+    if (std::find(kinds.begin(), kinds.end(), f.body[i]->kind()) != kinds.end()) return i;
+  ADD_FAILURE() << "no " << op_kind_name(*kinds.begin()) << " in " << f.name;
+  return std::nullopt;
+}
+
 // Whether the first instruction of `kind` in f's body may consume its operand 0.
 bool first_consumes(const Module& m, const std::string& function, OpKind kind) {
   const Function& f = *m.find(function);
-  const LastUses uses(f);
-  for (std::size_t i = 0; i < f.body.size(); ++i)
-    if (f.body[i]->kind() == kind) return uses.consumable(i, 0);
-  ADD_FAILURE() << "no " << op_kind_name(kind) << " in " << function;
-  return false;
+  const auto i = first_of(f, {kind});
+  return i && LastUses(f).consumable(*i, 0);
 }
 
 TEST(LastUses, ADeadBlockIsConsumedThroughItsAlias) {
@@ -276,11 +283,8 @@ TEST(LastUses, TheOperandOfACollectiveInFlightIsNotConsumed) {
 // Whether the first slice or dynamic_slice of `function` is emitted as a window.
 bool first_slice_is_window(const Module& m, const std::string& function) {
   const Function& f = *m.find(function);
-  const LastUses uses(f);
-  for (const InstrPtr& i : f.body)
-    if (i->kind() == OpKind::dynamic_slice || i->kind() == OpKind::slice) return uses.is_window(i->output());
-  ADD_FAILURE() << "no slice in " << function;
-  return false;
+  const auto i = first_of(f, {OpKind::dynamic_slice, OpKind::slice});
+  return i && LastUses(f).is_window(f.body[*i]->output());
 }
 
 TEST(LastUses, ASliceReadOnlyByMatmulsIsAWindow) {
@@ -350,11 +354,8 @@ TEST(LastUses, WindowsChainThroughReshapesAndIndexes) {
 // Whether the first fill of `function` is overwritten whole.
 bool first_fill_overwritten(const Module& m, const std::string& function) {
   const Function& f = *m.find(function);
-  const std::vector<bool> overwritten = find_overwritten_fills(f);
-  for (const InstrPtr& i : f.body)
-    if (i->kind() == OpKind::fill) return overwritten.at(static_cast<std::size_t>(i->output()));
-  ADD_FAILURE() << "no fill in " << function;
-  return false;
+  const auto i = first_of(f, {OpKind::fill});
+  return i && find_overwritten_fills(f).at(static_cast<std::size_t>(f.body[*i]->output()));
 }
 
 TEST(OverwrittenFills, AZerosBlockThatUpdatesCoverIsNotFilled) {
