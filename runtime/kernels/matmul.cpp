@@ -5,6 +5,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include "checks.h"
@@ -85,14 +87,18 @@ void check_shapes(const View& a, const View& b, const View& c) {
   }
 }
 
-void matmul_f32(Context& ctx, const View& a, const View& b, const MutView& c, bool accumulate) {
+// c = a @ b (+ c) by one cached oneDNN primitive on the views as they are, in dtype `type`.
+// With `reject_reference`, a product that oneDNN could run only with its reference
+// implementation (orders of magnitude slower) is not run: false, and the caller widens to f32
+// instead. The refusal is cached under the key like a primitive.
+bool matmul_onednn(Context& ctx, const View& a, const View& b, const MutView& c, bool accumulate,
+                   memory::data_type type, bool reject_reference) {
   const std::size_t rank = c.shape.size();
   const Operand oa = to_operand(a, rank), ob = to_operand(b, rank), oc = to_operand(c, rank);
-  const auto f32 = memory::data_type::f32;
   std::string key = accumulate ? "matmul+sum" : "matmul";
-  detail::append_key(key, oa.dims, oa.strides, f32);
-  detail::append_key(key, ob.dims, ob.strides, f32);
-  detail::append_key(key, oc.dims, oc.strides, f32);
+  detail::append_key(key, oa.dims, oa.strides, type);
+  detail::append_key(key, ob.dims, ob.strides, type);
+  detail::append_key(key, oc.dims, oc.strides, type);
   auto& bound = detail::bound_primitive(
       ctx, key,
       [&] {
@@ -102,17 +108,37 @@ void matmul_f32(Context& ctx, const View& a, const View& b, const MutView& c, bo
           ops.append_sum(1.0f);
           attr.set_post_ops(ops);
         }
-        const memory::desc a_md(oa.dims, f32, oa.strides), b_md(ob.dims, f32, ob.strides),
-            c_md(oc.dims, f32, oc.strides);
+        const memory::desc a_md(oa.dims, type, oa.strides), b_md(ob.dims, type, ob.strides),
+            c_md(oc.dims, type, oc.strides);
         const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, ctx.impl().engine);
+        if (reject_reference && std::string_view(pd.impl_info_str()).starts_with("ref"))
+          return detail::CachedPrimitive{dnnl::primitive(), pd.scratchpad_desc()};
         return detail::CachedPrimitive{dnnl::matmul(pd), pd.scratchpad_desc()};
       },
       [&] {
-        return detail::ArgDescs{{DNNL_ARG_SRC, memory::desc(oa.dims, f32, oa.strides)},
-                                {DNNL_ARG_WEIGHTS, memory::desc(ob.dims, f32, ob.strides)},
-                                {DNNL_ARG_DST, memory::desc(oc.dims, f32, oc.strides)}};
+        return detail::ArgDescs{{DNNL_ARG_SRC, memory::desc(oa.dims, type, oa.strides)},
+                                {DNNL_ARG_WEIGHTS, memory::desc(ob.dims, type, ob.strides)},
+                                {DNNL_ARG_DST, memory::desc(oc.dims, type, oc.strides)}};
       });
+  if (!bound.cached.primitive) return false;
   detail::execute(ctx, bound, {a.data, b.data, c.data});
+  return true;
+}
+
+void matmul_f32(Context& ctx, const View& a, const View& b, const MutView& c, bool accumulate) {
+  matmul_onednn(ctx, a, b, c, accumulate, memory::data_type::f32, false);
+}
+
+// bf16 products go to oneDNN as they are where it has a bf16 kernel for the CPU (AVX-512 BF16,
+// AMX): it accumulates in f32 and rounds once, as the widening path does, at half the memory
+// traffic and up to twice the speed (kernels_bench BM_MatmulBf16/1024/4096/256 on an AMD EPYC
+// with AVX-512 BF16: see docs/performance.md). SHARD_NATIVE_BF16=0 turns this off.
+bool native_bf16_allowed() {
+  static const bool allowed = [] {
+    const char* v = std::getenv("SHARD_NATIVE_BF16");
+    return v == nullptr || std::string_view(v) != "0";
+  }();
+  return allowed;
 }
 
 // A product of at most this many rows is memory-bound on b: b is widened in chunks of rows
@@ -256,6 +282,10 @@ void matmul(Context& ctx, const View& a, const View& b, const MutView& c, Matmul
   switch (c.dtype) {
     case DType::f32: return matmul_f32(ctx, a, b, c, options.accumulate);
     case DType::bf16:
+      if (native_bf16_allowed() &&
+          matmul_onednn(ctx, a, b, c, options.accumulate, memory::data_type::bf16, /*reject_reference=*/true))
+        return;
+      return matmul_via_f32(ctx, a, b, c, options.accumulate);
     case DType::f16: return matmul_via_f32(ctx, a, b, c, options.accumulate);
     case DType::i32: return matmul_int<std::int32_t>(a, b, c, options.accumulate);
     case DType::i64: return matmul_int<std::int64_t>(a, b, c, options.accumulate);

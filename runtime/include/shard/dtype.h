@@ -8,8 +8,8 @@
 
 namespace shard {
 
-// bf16 and f16 are storage types: kernels convert them to f32 around the math
-// (oneDNN 2.6 on AVX2 has no bf16/f16 matmul).
+// bf16 and f16 are storage types: kernels compute in f32 and round once (oneDNN 2.6 has no
+// bf16/f16 matmul on AVX2 CPUs; where it has a bf16 one, it accumulates in f32 too).
 enum class DType : std::uint8_t { f32, bf16, f16, i32, i64, boolean };
 
 using Shape = std::vector<std::int64_t>;
