@@ -130,9 +130,9 @@ void matmul_f32(Context& ctx, const View& a, const View& b, const MutView& c, bo
 }
 
 // bf16 products go to oneDNN as they are where it has a bf16 kernel for the CPU (AVX-512 BF16,
-// AMX): it accumulates in f32 and rounds once, as the widening path does, at half the memory
-// traffic and up to twice the speed (kernels_bench BM_MatmulBf16/1024/4096/256 on an AMD EPYC
-// with AVX-512 BF16: see docs/performance.md). SHARD_NATIVE_BF16=0 turns this off.
+// AMX): it accumulates in f32 and rounds once, as the widening path does, with half the memory
+// traffic and no conversion passes (kernels_bench --benchmark_filter=Bf16 on an AMD EPYC with
+// AVX-512 BF16: 1.7-3.4x faster, see docs/performance.md). SHARD_NATIVE_BF16=0 turns it off.
 bool native_bf16_allowed() {
   static const bool allowed = [] {
     const char* v = std::getenv("SHARD_NATIVE_BF16");
