@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -110,10 +111,18 @@ bool matmul_onednn(Context& ctx, const View& a, const View& b, const MutView& c,
         }
         const memory::desc a_md(oa.dims, type, oa.strides), b_md(ob.dims, type, ob.strides),
             c_md(oc.dims, type, oc.strides);
-        const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_md, c_md), attr, ctx.impl().engine);
-        if (reject_reference && std::string_view(pd.impl_info_str()).starts_with("ref"))
-          return detail::CachedPrimitive{dnnl::primitive(), pd.scratchpad_desc()};
-        return detail::CachedPrimitive{dnnl::matmul(pd), pd.scratchpad_desc()};
+        const detail::CachedPrimitive refused{dnnl::primitive(), memory::desc()};
+        std::optional<dnnl::matmul::primitive_desc> pd;
+        try {
+          pd.emplace(dnnl::matmul::desc(a_md, b_md, c_md), attr, ctx.impl().engine);
+        } catch (const dnnl::error& e) {
+          // A CPU without the dtype's instructions (bf16 on AVX2): oneDNN 2.6 offers no
+          // implementation at all, not even its reference one.
+          if (reject_reference && e.status == dnnl_unimplemented) return refused;
+          throw;
+        }
+        if (reject_reference && std::string_view(pd->impl_info_str()).starts_with("ref")) return refused;
+        return detail::CachedPrimitive{dnnl::matmul(*pd), pd->scratchpad_desc()};
       },
       [&] {
         return detail::ArgDescs{{DNNL_ARG_SRC, memory::desc(oa.dims, type, oa.strides)},
