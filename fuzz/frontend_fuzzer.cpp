@@ -33,7 +33,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   shardc::Diagnostics diags;
   std::unique_ptr<shardc::ast::Module> module = shardc::parse(text, "fuzz.shard", diags);
   if (module) {
-    shardc::check::CheckResult checked = shardc::check::check(*module, shardc::Defines{}, diags);
+    // The unroll limit's path at 20,000 ops, well inside the per-input timeout under ASan.
+    shardc::check::CheckResult checked =
+        shardc::check::check(*module, shardc::Defines{}, diags, {.max_unrolled_ops = 20'000});
     if (checked.module && !diags.has_errors()) {
       std::ostringstream sink;
       shardc::check::emit_types(*checked.module, sink);

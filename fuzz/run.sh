@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the front-end fuzzer with clang and runs it for SECONDS (default 60), reproducibly:
+# Builds the front-end fuzzer in the clang ASan tree and runs it for SECONDS (default 60), reproducibly:
 # fixed seed, fixed input size limit, a per-input timeout (a hang is a failure) and a memory
 # limit. Usage: fuzz/run.sh [SECONDS] [BUILD_DIR]
 #   The checked-in corpus (fuzz/corpus/), examples/ and tests/diagnostics/ seed the run;
@@ -10,12 +10,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-build=${2:-build-fuzz}
+build=${2:-build-asan}
 
-if [[ ! -f $build/CMakeCache.txt ]]; then
-  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DSHARDC_FUZZ=ON -DSHARDC_BUILD_TESTS=OFF -DSHARDC_BUILD_BENCH=OFF -DSHARDC_BUILD_EXAMPLES=OFF
-fi
+# The tree tools/sanitize.sh runs the ASan tests in: after it, only the fuzzer's own file and
+# link are left to build.
+tools/configure-asan.sh "$build"
 nice cmake --build "$build" --target shardc_frontend_fuzzer
 
 fuzzer=$build/fuzz/shardc_frontend_fuzzer

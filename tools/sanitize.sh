@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Sanitizer builds (issue 2, 3, 4): AddressSanitizer + UndefinedBehaviorSanitizer on the tests
-# labelled unit, checker, frontend or diagnostics (build-asan/: the front end, checker,
-# evaluator and runtime unit tests; codegen's tests compile and run whole examples), ThreadSanitizer on the runtime tests
-# (build-tsan/). Tests labelled slow or examples are left out. Each tree is configured once with -DSHARDC_SANITIZE=..., and only the test
-# folders it runs are built. Prints the time each part took.
+# labelled unit, checker, frontend or diagnostics (build-asan/, clang, configured by
+# tools/configure-asan.sh and shared with fuzz/run.sh: the front end, checker, evaluator and
+# runtime unit tests; codegen's tests compile and run whole examples), ThreadSanitizer on the
+# runtime tests (build-tsan/, g++). Tests labelled slow or examples are left out. Only the test
+# folders each tree runs are built. Prints the time each part took.
 #
 # Usage: tools/sanitize.sh [asan|tsan|all]     (default all; exit status 1 if any test fails)
 # Environment: SANITIZE_JOBS (build and ctest parallelism, default nproc).
@@ -13,10 +14,11 @@ what=${1:-all}
 jobs=${SANITIZE_JOBS:-$(nproc)}
 
 # -O1 -g1: line tables are all a sanitizer report needs for file:line stacks, and against
-# RelWithDebInfo's -O2 -g this halves the ASan build (475 s -> 229 s on 2 idle cores), which
-# is most of CI's time.
+# RelWithDebInfo's -O2 -g this halves the build (475 s -> 229 s for ASan on 2 idle cores).
 configure() {  # DIR SANITIZERS
-  if [[ ! -f $1/CMakeCache.txt ]]; then
+  if [[ $2 == address,undefined ]]; then
+    tools/configure-asan.sh "$1"
+  elif [[ ! -f $1/CMakeCache.txt ]]; then
     cmake -S . -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHARDC_SANITIZE="$2" \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
       -DSHARDC_BUILD_TESTS=ON -DSHARDC_BUILD_BENCH=OFF -DSHARDC_BUILD_EXAMPLES=OFF

@@ -24,13 +24,8 @@
 
 namespace shardc::check {
 
-// Limits of section 13.3 of docs/language.md that the checker enforces. The fuzz build
-// (fuzz/CMakeLists.txt) lowers the unroll limit: under ASan an input near 1,000,000 ops takes
-// ~25 s, which libFuzzer would report as a hang.
-#ifndef SHARDC_MAX_UNROLLED_OPS
-#define SHARDC_MAX_UNROLLED_OPS 1'000'000
-#endif
-inline constexpr std::int64_t kMaxUnrolledOps = SHARDC_MAX_UNROLLED_OPS;
+// A limit of section 13.3 of docs/language.md that the checker enforces (the unroll limit is
+// in CheckOptions).
 inline constexpr int kMaxInlineDepth = 64;
 
 // Aborts the current function's trace (too many unrolled ops): caught by the function loop.
@@ -38,7 +33,7 @@ struct TraceLimitReached {};
 
 class Checker {
  public:
-  Checker(const ast::Module& module, const Defines& defines, Diagnostics& diags);
+  Checker(const ast::Module& module, const Defines& defines, Diagnostics& diags, const CheckOptions& options);
   std::shared_ptr<CheckedModule> run();
 
   // ---- shared with the expression evaluator and the built-ins ----
@@ -154,6 +149,7 @@ class Checker {
   const ast::Module& module_;
   const Defines& defines_;
   Diagnostics& diags_;
+  const CheckOptions options_;
   std::shared_ptr<CheckedModule> out_;
   std::unordered_map<std::string, const Mesh*> meshes_;
   std::unordered_map<std::string, Value> consts_;

@@ -23,8 +23,8 @@ void Checker::report(const RuleError& e, const SourceRange& whole, const std::ve
 
 void Checker::count_op(const SourceRange& r) {
   if (!ctx_) return;
-  if (++ops_in_function_ > kMaxUnrolledOps) {
-    error(r, "function '" + ctx_->out->name + "' unrolls to more than " + std::to_string(kMaxUnrolledOps) +
+  if (++ops_in_function_ > options_.max_unrolled_ops) {
+    error(r, "function '" + ctx_->out->name + "' unrolls to more than " + std::to_string(options_.max_unrolled_ops) +
                  " operations")
         .note("for loops are unrolled and fn calls inlined at check time; use fewer iterations");
     throw TraceLimitReached{};

@@ -23,8 +23,9 @@ const CheckedFunction* CheckedModule::find_function(std::string_view n) const {
   return nullptr;
 }
 
-Checker::Checker(const ast::Module& module, const Defines& defines, Diagnostics& diags)
-    : module_(module), defines_(defines), diags_(diags), out_(std::make_shared<CheckedModule>()) {
+Checker::Checker(const ast::Module& module, const Defines& defines, Diagnostics& diags,
+                 const CheckOptions& options)
+    : module_(module), defines_(defines), diags_(diags), options_(options), out_(std::make_shared<CheckedModule>()) {
   out_->name = module.name;
   out_->node_types.resize(module.node_count);
 }
@@ -380,8 +381,9 @@ std::optional<Type> Checker::resolve_type(const ast::TypeAnnotation& t, bool in_
   return r;
 }
 
-CheckResult check(const ast::Module& module, const Defines& defines, Diagnostics& diags) {
-  Checker c(module, defines, diags);
+CheckResult check(const ast::Module& module, const Defines& defines, Diagnostics& diags,
+                  const CheckOptions& options) {
+  Checker c(module, defines, diags, options);
   return CheckResult{c.run()};
 }
 
