@@ -12,12 +12,34 @@ namespace {
 
 constexpr int kUsageError = 2;
 
+#ifdef SHARDC_HAVE_RUN
+// `shardc run FILE ...` compiles, builds, runs and checks a program (tools/shardc/run_command.h).
+// argv[0] is "run".
+int run_main(int argc, char** argv) {
+  CLI::App app{"shardc run: compile a .shard file, build the generated code, run it and compare with the reference evaluator",
+               "shardc run"};
+  shardc::RunOptions o;
+  app.add_option("file", o.file, "the .shard file")->required();
+  app.add_option("--func", o.functions, "run only these functions (repeatable; default: all)");
+  app.add_option("--repeat", o.repeat, "timed calls per function (after one warm-up call)")->check(CLI::Range(1, 1000000));
+  app.add_option("-D", o.defines, "override a const: -D NAME=VALUE (repeatable)")->take_all();
+  app.add_flag("--print", o.print, "print every result as numpy prints it");
+  app.add_flag("--keep", o.keep, "keep the generated code and the driver program");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int status = app.exit(e);
+    return status == 0 ? 0 : kUsageError;
+  }
+  return shardc::run_command(o);
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
 #ifdef SHARDC_HAVE_RUN
-  // `shardc run FILE ...` compiles, builds, runs and checks a program (tools/shardc/run_command.h).
-  if (argc > 1 && std::string_view(argv[1]) == "run") return shardc::run_command(argc - 1, argv + 1);
+  if (argc > 1 && std::string_view(argv[1]) == "run") return run_main(argc - 1, argv + 1);
 #endif
   CLI::App app{"shardc: compiles .shard sharded tensor programs to C++", "shardc"};
   app.set_version_flag("--version", std::string("shardc ") + SHARDC_VERSION);

@@ -1,6 +1,5 @@
 #include "run_command.h"
 
-#include <CLI/CLI.hpp>
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -28,15 +27,6 @@ namespace shardc {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct RunOptions {
-  std::string file;
-  std::vector<std::string> functions;
-  int repeat = 5;
-  bool print = false;
-  bool keep = false;
-  std::vector<std::string> defines;
-};
 
 std::string quoted(const std::string& s) {
   std::string q = "'";
@@ -78,7 +68,9 @@ std::string read_text(const fs::path& p) {
   return s.str();
 }
 
-int run(const RunOptions& o) {
+}  // namespace
+
+int run_command(const RunOptions& o) {
   Diagnostics diags;
   Defines defines;
   for (const std::string& d : o.defines)
@@ -178,27 +170,6 @@ int run(const RunOptions& o) {
   if (!o.keep) fs::remove_all(dir);
   else std::cout << "generated code and driver kept in " << dir.string() << "\n";
   return all_pass ? 0 : 1;
-}
-
-}  // namespace
-
-int run_command(int argc, char** argv) {
-  CLI::App app{"shardc run: compile a .shard file, build the generated code, run it and compare with the reference evaluator",
-               "shardc run"};
-  RunOptions o;
-  app.add_option("file", o.file, "the .shard file")->required();
-  app.add_option("--func", o.functions, "run only these functions (repeatable; default: all)");
-  app.add_option("--repeat", o.repeat, "timed calls per function (after one warm-up call)")->check(CLI::Range(1, 1000000));
-  app.add_option("-D", o.defines, "override a const: -D NAME=VALUE (repeatable)")->take_all();
-  app.add_flag("--print", o.print, "print every result as numpy prints it");
-  app.add_flag("--keep", o.keep, "keep the generated code and the driver program");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int status = app.exit(e);
-    return status == 0 ? 0 : 2;
-  }
-  return run(o);
 }
 
 }  // namespace shardc

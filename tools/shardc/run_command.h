@@ -6,9 +6,21 @@
 // max absolute and normwise errors, and the median time per call. Exit 0 when all match.
 #pragma once
 
+#include <string>
+#include <vector>
+
 namespace shardc {
 
-// argv[0] is "run".
-int run_command(int argc, char** argv);
+// The options of `shardc run`, parsed by main.cpp (the one file that includes CLI11).
+struct RunOptions {
+  std::string file;
+  std::vector<std::string> functions;  // empty: every function
+  int repeat = 5;
+  bool print = false;
+  bool keep = false;
+  std::vector<std::string> defines;  // NAME=VALUE, as given
+};
+
+int run_command(const RunOptions& options);
 
 }  // namespace shardc
