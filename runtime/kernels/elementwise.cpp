@@ -101,9 +101,8 @@ void unary_typed(UnaryOp op, const View& x, const MutView& y) {
       default: return map1<T, T>(x, y, [op](M v) { return detail::float_unary(op, v); });
     }
   } else if constexpr (detail::is_int_type<T>) {
-    const DType dt = T::dtype;
-    detail::int_unary<M>(op, M{0}, dt);  // rejects float-only ops before touching memory
-    return map1<T, T>(x, y, [op, dt](M v) { return detail::int_unary<M>(op, v, dt); });
+    detail::int_unary<M>(op, M{0}, T::dtype);  // rejects float-only ops before touching memory
+    return map1<T, T>(x, y, [op](M v) { return detail::int_unary<M>(op, v, T::dtype); });
   } else {
     switch (op) {
       case UnaryOp::logical_not: return map1<T, T>(x, y, [](bool v) { return !v; });

@@ -58,7 +58,7 @@ class Permit {
 }  // namespace
 
 InProcessCommunicator::InProcessCommunicator(int devices, WaitPolicy policy)
-    : channels_(std::make_unique<Channel[]>(devices)), devices_(devices), policy_(policy) {}
+    : channels_(std::make_unique<Channel[]>(devices)), policy_(policy) {}
 
 void InProcessCommunicator::begin_call(std::span<const int> devices, std::atomic<bool>* aborted) {
   for (int d : devices) {

@@ -100,7 +100,6 @@ class InProcessCommunicator final : public Communicator {
   }
 
   std::unique_ptr<Channel[]> channels_;
-  int devices_;
   WaitPolicy policy_;
   std::vector<kernels::ComputeGate*> gates_;  // per device; empty: no gate
 
