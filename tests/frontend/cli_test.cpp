@@ -96,6 +96,15 @@ TEST(Cli, SeveralFilesAreAllProcessed) {
   EXPECT_NE(r.output.find("Module cli_good"), std::string::npos) << r.output;
 }
 
+TEST(Cli, RunRejectsAnUnknownFunctionBeforeBuilding) {
+  const std::string file = write_temp("good.shard", kGood);
+  CliRun r = shardc("run '" + file + "' --func f --func g");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("--func g: " + file + " has no func or shard_map named 'g' (it has: f)"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("building"), std::string::npos) << r.output;
+}
+
 TEST(Cli, MissingFileIsAnError) {
   CliRun r = shardc("--check /nonexistent/dir/x.shard");
   EXPECT_EQ(r.status, 1);

@@ -95,6 +95,17 @@ int run_command(const RunOptions& o) {
     return 1;
   }
   const std::string stem = codegen::generated_stem(*lowered);
+  // Every --func must name an entry point, before the (seconds-long) build: a misspelt name
+  // would otherwise run nothing and exit 0.
+  for (const std::string& wanted : o.functions) {
+    const auto& entries = lowered->functions;
+    if (std::any_of(entries.begin(), entries.end(), [&](const codegen::Function& f) { return f.name == wanted; })) continue;
+    std::string known;
+    for (const codegen::Function& f : entries) known += (known.empty() ? "" : ", ") + f.name;
+    std::cerr << "shardc: error: --func " << wanted << ": " << o.file << " has no func or shard_map named '" << wanted
+              << "' (it has: " << (known.empty() ? "none" : known) << ")\n";
+    return 1;
+  }
 
   // Build the generated module with the driver program against this build's runtime.
   char pattern[] = "/tmp/shardc-run-XXXXXX";
