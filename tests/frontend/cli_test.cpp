@@ -105,6 +105,21 @@ TEST(Cli, RunRejectsAnUnknownFunctionBeforeBuilding) {
   EXPECT_EQ(r.output.find("building"), std::string::npos) << r.output;
 }
 
+TEST(Cli, RunUsageAndEmptyModules) {
+  const std::string file = write_temp("good.shard", kGood);
+  CliRun bad_define = shardc("run '" + file + "' -D X");
+  EXPECT_EQ(bad_define.status, 2) << bad_define.output;
+  EXPECT_NE(bad_define.output.find("-D X: expected NAME=VALUE"), std::string::npos) << bad_define.output;
+  CliRun from_stdin = shardc("run -", kGood);
+  EXPECT_EQ(from_stdin.status, 2) << from_stdin.output;
+  EXPECT_NE(from_stdin.output.find("shardc run: needs a file"), std::string::npos) << from_stdin.output;
+  const std::string empty = write_temp("empty.shard", "mesh grid = [X: 2];\n");
+  CliRun nothing = shardc("run '" + empty + "'");
+  EXPECT_EQ(nothing.status, 1) << nothing.output;
+  EXPECT_NE(nothing.output.find(empty + " has no func or shard_map to run"), std::string::npos) << nothing.output;
+  EXPECT_EQ(nothing.output.find("building"), std::string::npos) << nothing.output;
+}
+
 TEST(Cli, MissingFileIsAnError) {
   CliRun r = shardc("--check /nonexistent/dir/x.shard");
   EXPECT_EQ(r.status, 1);

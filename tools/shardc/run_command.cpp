@@ -75,6 +75,16 @@ int run_command(const RunOptions& o) {
   Defines defines;
   for (const std::string& d : o.defines)
     if (auto parsed = parse_define(d, diags)) defines.push_back(*parsed);
+  // As in plain shardc, a malformed -D is a usage error (exit 2): it is about the command line.
+  if (diags.has_errors()) {
+    diags.render(std::cerr);
+    return 2;
+  }
+  if (o.file == "-") {
+    std::cerr << "shardc run: needs a file: the generated code is named after it ('-', standard input, is for "
+                 "the other modes)\n";
+    return 2;
+  }
   std::ifstream in(o.file, std::ios::binary);
   if (!in) {
     std::cerr << "shardc run: cannot read " << o.file << "\n";
@@ -95,6 +105,10 @@ int run_command(const RunOptions& o) {
     return 1;
   }
   const std::string stem = codegen::generated_stem(*lowered);
+  if (lowered->functions.empty()) {
+    std::cerr << "shardc: error: " << o.file << " has no func or shard_map to run\n";
+    return 1;
+  }
   // Every --func must name an entry point, before the (seconds-long) build: a misspelt name
   // would otherwise run nothing and exit 0.
   for (const std::string& wanted : o.functions) {

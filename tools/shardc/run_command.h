@@ -3,7 +3,8 @@
 // runtime (paths in the generated run_config.h), runs each function on the evaluator's
 // deterministic inputs, and compares every result with the reference evaluator (integers
 // exactly; floats within 1e-4*|r| + 1e-5*max|r|). Prints each result's type, a digest, the
-// max absolute and normwise errors, and the median time per call. Exit 0 when all match.
+// max absolute and normwise errors, and the median time per call. Exit 0 when all match, 1 on
+// errors in the input or a mismatch, 2 on usage errors (a malformed -D, no file).
 #pragma once
 
 #include <string>
