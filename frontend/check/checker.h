@@ -105,6 +105,9 @@ class Checker {
   void check_mesh(const ast::MeshDecl& d);
   void check_const(const ast::ConstDecl& d);
   void check_function(const ast::FunctionDecl& d);
+  // A func or shard_map that reaches itself through calls is an error at the call that closes
+  // the cycle (checker_calls.cpp): each call is traced once, as a call op, so nothing would end it.
+  void check_call_cycles();
   struct Signature {
     const Mesh* mesh = nullptr;
     std::vector<Type> params, results;
@@ -155,6 +158,13 @@ class Checker {
   std::unordered_map<std::string, Value> consts_;
   std::unordered_map<std::string, const ast::FunctionDecl*> functions_;
   std::unordered_map<const ast::FunctionDecl*, std::optional<Signature>> signatures_;
+  // Calls of a func or shard_map from a func, in the order traced (one per caller and callee).
+  struct CallEdge {
+    const ast::FunctionDecl* caller;
+    const ast::FunctionDecl* callee;
+    SourceRange range;  // the first call
+  };
+  std::vector<CallEdge> call_edges_;
   FunctionContext* ctx_ = nullptr;
   // (file, offset, message) of every reported error: an error inside an unrolled loop or
   // an fn inlined twice is reported once.

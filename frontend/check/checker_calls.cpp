@@ -123,6 +123,10 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
         .note("call it from the func that uses the helper");
     return Value::error();
   }
+  const ast::FunctionDecl* caller = ctx_->out->decl;
+  if (std::none_of(call_edges_.begin(), call_edges_.end(),
+                   [&](const CallEdge& e) { return e.caller == caller && e.callee == &callee; }))
+    call_edges_.push_back(CallEdge{caller, &callee, call.range});
   const Signature* sig = signature_of(callee);
   if (!sig) return Value::error();  // reported once, with the callee
   const Mesh* callee_mesh = sig->mesh;
@@ -155,6 +159,35 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
   seq.kind = Value::Kind::seq;
   seq.items = std::move(outs);
   return seq;
+}
+
+void Checker::check_call_cycles() {
+  // Depth-first over the call edges from each function in declaration order; an edge to a
+  // function still on the path closes a cycle (each such edge is reported once).
+  enum class Mark { unvisited, on_path, done };
+  std::unordered_map<const ast::FunctionDecl*, Mark> marks;
+  std::vector<const ast::FunctionDecl*> path;
+  auto visit = [&](auto& self, const ast::FunctionDecl* f) -> void {
+    marks[f] = Mark::on_path;
+    path.push_back(f);
+    for (const CallEdge& e : call_edges_) {
+      if (e.caller != f) continue;
+      const Mark m = marks[e.callee];
+      if (m == Mark::unvisited) {
+        self(self, e.callee);
+      } else if (m == Mark::on_path) {
+        std::string cycle;
+        for (auto it = std::find(path.begin(), path.end(), e.callee); it != path.end(); ++it)
+          cycle += (*it)->name.name + " -> ";
+        error(e.range, "recursive call: " + cycle + e.callee->name.name)
+            .note("a call of a func or shard_map always runs the whole callee (its parameters are arrays, never static values), so this cycle never ends");
+      }
+    }
+    path.pop_back();
+    marks[f] = Mark::done;
+  };
+  for (const auto& d : module_.decls)
+    if (auto* f = ast::dyn_cast<ast::FunctionDecl>(d.get()); f && marks[f] == Mark::unvisited) visit(visit, f);
 }
 
 }  // namespace shardc::check
