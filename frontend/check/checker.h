@@ -104,6 +104,7 @@ class Checker {
   void declare_meshes_and_consts();
   void check_mesh(const ast::MeshDecl& d);
   void check_const(const ast::ConstDecl& d);
+  void check_parameter_names(const ast::FunctionDecl& d);
   void check_function(const ast::FunctionDecl& d);
   // A func or shard_map that reaches itself through calls is an error at the call that closes
   // the cycle (checker_calls.cpp): each call is traced once, as a call op, so nothing would end it.

@@ -55,7 +55,10 @@ void Checker::declare_meshes_and_consts() {
     }
     if (auto* m = ast::dyn_cast<ast::MeshDecl>(d.get())) check_mesh(*m);
     else if (auto* c = ast::dyn_cast<ast::ConstDecl>(d.get())) check_const(*c);
-    else if (auto* f = ast::dyn_cast<ast::FunctionDecl>(d.get())) functions_[f->name.name] = f;
+    else if (auto* f = ast::dyn_cast<ast::FunctionDecl>(d.get())) {
+      functions_[f->name.name] = f;
+      check_parameter_names(*f);
+    }
   }
   for (const Define& def : defines_) {
     bool found = false;
@@ -213,6 +216,18 @@ const Checker::Signature* Checker::signature_of(const ast::FunctionDecl& d) {
   if (!ok) return nullptr;
   signatures_[&d] = std::move(sig);
   return &*signatures_[&d];
+}
+
+void Checker::check_parameter_names(const ast::FunctionDecl& d) {
+  // As in Python: which of two same-named parameters a use or a keyword argument meant would
+  // be a guess.
+  std::unordered_map<std::string, SourceRange> seen;
+  for (const auto& p : d.params) {
+    auto [it, fresh] = seen.emplace(p->name.name, p->name.range);
+    if (!fresh)
+      error(p->name.range, "parameter '" + p->name.name + "' of '" + d.name.name + "' is declared twice")
+          .note(it->second, "first declared here");
+  }
 }
 
 void Checker::check_function(const ast::FunctionDecl& d) {
