@@ -245,9 +245,11 @@ void Checker::check_results(const ast::FunctionDecl& d, const Value& v, const So
   else if (v.kind == Value::Kind::seq) values = v.items;
   else values.push_back(v);
   if (values.size() != f.result_types.size()) {
+    auto count = [](std::size_t n, const char* noun) {
+      return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+    };
     error(r, std::string(ast::function_kind_name(d.function_kind)) + " '" + d.name.name + "' returns " +
-                 std::to_string(values.size()) + " values, but declares " + std::to_string(f.result_types.size()) +
-                 " results");
+                 count(values.size(), "value") + ", but declares " + count(f.result_types.size(), "result"));
     return;
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
