@@ -150,7 +150,14 @@ int run_command(const RunOptions& o) {
   for (const codegen::Function& f : lowered->functions) {
     if (!o.functions.empty() && std::find(o.functions.begin(), o.functions.end(), f.name) == o.functions.end())
       continue;
-    std::vector<eval::HostTensor> inputs = eval::deterministic_inputs(*checked, f.name, 0);
+    std::vector<eval::HostTensor> inputs;
+    try {
+      inputs = eval::deterministic_inputs(*checked, f.name, 0);
+    } catch (const std::exception& e) {
+      std::cout << f.name << ": cannot make its inputs: " << e.what() << "\n";
+      all_pass = false;
+      continue;
+    }
     for (std::size_t i = 0; i < inputs.size(); ++i) {
       std::vector<unsigned char> bytes = inputs[i].to_bytes();
       std::ofstream(dir / ("in_" + std::to_string(i) + ".bin"), std::ios::binary)
@@ -164,7 +171,14 @@ int run_command(const RunOptions& o) {
       all_pass = false;
       continue;
     }
-    std::vector<eval::HostTensor> reference = eval::evaluate(*checked, f.name, inputs);
+    std::vector<eval::HostTensor> reference;
+    try {
+      reference = eval::evaluate(*checked, f.name, inputs);
+    } catch (const std::exception& e) {  // an EvalError, or std::bad_alloc for a huge array
+      std::cout << f.name << ": the reference evaluator failed: " << e.what() << "\n";
+      all_pass = false;
+      continue;
+    }
     std::istringstream meta(read_text(dir / "out.txt"));
     std::vector<std::string> types;
     double time_ms = 0;
