@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -166,6 +167,7 @@ class Checker {
     SourceRange range;  // the first call
   };
   std::vector<CallEdge> call_edges_;
+  std::set<std::pair<const ast::FunctionDecl*, const ast::FunctionDecl*>> traced_calls_;  // those edges
   FunctionContext* ctx_ = nullptr;
   // (file, offset, message) of every reported error: an error inside an unrolled loop or
   // an fn inlined twice is reported once.
