@@ -8,11 +8,11 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <tuple>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "frontend/ast.h"

@@ -9,6 +9,24 @@
 
 namespace shardc::check {
 
+namespace {
+// "a -> b -> c -> " for the functions of a cycle, in call order; beyond eight, the first
+// three and the last three with a count of those between.
+std::string cycle_path(const std::vector<const ast::FunctionDecl*>& cycle) {
+  std::string text;
+  auto add = [&](std::size_t i) { text += cycle[i]->name.name + " -> "; };
+  const std::size_t n = cycle.size();
+  if (n <= 8) {
+    for (std::size_t i = 0; i < n; ++i) add(i);
+    return text;
+  }
+  for (std::size_t i = 0; i < 3; ++i) add(i);
+  text += "... (" + std::to_string(n - 6) + " more) -> ";
+  for (std::size_t i = n - 3; i < n; ++i) add(i);
+  return text;
+}
+}  // namespace
+
 Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl& callee) {
   const std::string& name = callee.name.name;
   if (!ctx_) {
@@ -191,19 +209,10 @@ void Checker::check_call_cycles() {
         marks[e.callee] = Mark::on_path;
         path.push_back({e.callee, &calls_from[e.callee], 0});
       } else if (m == Mark::on_path) {
-        // The cycle's functions, the middle of a long one elided.
         auto first = std::find_if(path.begin(), path.end(), [&](const Frame& f) { return f.function == e.callee; });
-        const std::size_t length = static_cast<std::size_t>(path.end() - first);
-        std::string cycle;
-        for (std::size_t i = 0; i < length; ++i) {
-          if (length > 8 && i == 3) {
-            cycle += "... (" + std::to_string(length - 6) + " more) -> ";
-            i = length - 4;
-            continue;
-          }
-          cycle += first[static_cast<std::ptrdiff_t>(i)].function->name.name + " -> ";
-        }
-        error(e.range, "recursive call: " + cycle + e.callee->name.name)
+        std::vector<const ast::FunctionDecl*> cycle;
+        for (auto it = first; it != path.end(); ++it) cycle.push_back(it->function);
+        error(e.range, "recursive call: " + cycle_path(cycle) + e.callee->name.name)
             .note("a call of a func or shard_map always runs the whole callee (its parameters are arrays, never "
                   "static values), so this cycle never ends");
       }

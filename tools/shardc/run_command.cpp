@@ -111,8 +111,8 @@ int run_command(const RunOptions& o) {
   }
   // Every --func must name an entry point, before the (seconds-long) build: a misspelt name
   // would otherwise run nothing and exit 0.
+  const std::vector<codegen::Function>& entries = lowered->functions;
   for (const std::string& wanted : o.functions) {
-    const auto& entries = lowered->functions;
     if (std::any_of(entries.begin(), entries.end(), [&](const codegen::Function& f) { return f.name == wanted; })) continue;
     std::string known;
     for (const codegen::Function& f : entries) known += (known.empty() ? "" : ", ") + f.name;
