@@ -12,6 +12,12 @@
 // expected values, and a mismatch fails the benchmark. The number of calls per sample is fixed
 // (bench_model.h), not left to Google Benchmark's minimum time: memcpy's per-op time is tiny
 // next to a call's checks, so a time-based count would run for minutes.
+//
+// "fresh/<op>/<devices>/<bytes>" (up to 1 MiB; not judged by bench_report) is the same with one
+// store per cache line of the device's input before every op. Without it each op reads the same
+// unchanged inputs, so after the first op every core holds shared copies of its peers' input
+// lines and reads them from its own cache; in a program an op's input was just computed, and
+// reading it moves every line from the core that wrote it. memcpy and add get the same stores.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -66,7 +72,15 @@ bool output_correct(Op op, int n, int rank, const shard::Tensor& out, int adds) 
   return true;
 }
 
-void BM_Collective(benchmark::State& state, Op op, int n, std::int64_t size) {
+// One store per 64-byte line of the input, rewriting the value it holds (a store takes the line
+// exclusively whatever it writes, so the peers' copies are invalidated).
+void rewrite_input(shard::Tensor& in, int rank) {
+  float* p = in.as<float>();
+  constexpr std::int64_t kFloatsPerLine = 64 / sizeof(float);
+  for (std::int64_t i = 0; i < in.numel(); i += kFloatsPerLine) p[i] = shard_bench::input_value(rank, i);
+}
+
+void BM_Collective(benchmark::State& state, Op op, int n, std::int64_t size, bool fresh) {
   shard::Runtime& rt = shard_bench::runtime(n);
   const shard::Mesh mesh({{"d", n}});
   const auto counts = shard_bench::element_counts(op, n, size);
@@ -92,7 +106,10 @@ void BM_Collective(benchmark::State& state, Op op, int n, std::int64_t size) {
       if (op == Op::add) buf.out[r].fill_zero();
       shard::barrier(dev, {"d"});
       starts[r] = Clock::now();
-      for (int i = 0; i < k; ++i) run_op(dev, op, buf.in[r], buf.out[r]);
+      for (int i = 0; i < k; ++i) {
+        if (fresh) rewrite_input(buf.in[r], r);
+        run_op(dev, op, buf.in[r], buf.out[r]);
+      }
       ends[r] = Clock::now();
       if (!output_correct(op, n, r, buf.out[r], k)) wrong.store(true);
     });
@@ -120,7 +137,18 @@ void BM_Collective(benchmark::State& state, Op op, int n, std::int64_t size) {
       for (std::int64_t size : shard_bench::kSizes) {
         const std::string name = "coll/" + std::string(shard_bench::op_name(op)) + "/" + std::to_string(n) + "/" +
                                  std::to_string(size);
-        benchmark::RegisterBenchmark(name.c_str(), BM_Collective, op, n, size)
+        benchmark::RegisterBenchmark(name.c_str(), BM_Collective, op, n, size, false)
+            ->UseManualTime()
+            ->Iterations(shard_bench::calls_per_sample(size))
+            ->Unit(benchmark::kMicrosecond);
+      }
+  for (int n : shard_bench::kDeviceCounts)
+    for (Op op : shard_bench::kAllOps)
+      for (std::int64_t size : shard_bench::kSizes) {
+        if (size > (1 << 20)) continue;
+        const std::string name = "fresh/" + std::string(shard_bench::op_name(op)) + "/" + std::to_string(n) + "/" +
+                                 std::to_string(size);
+        benchmark::RegisterBenchmark(name.c_str(), BM_Collective, op, n, size, true)
             ->UseManualTime()
             ->Iterations(shard_bench::calls_per_sample(size))
             ->Unit(benchmark::kMicrosecond);

@@ -37,6 +37,8 @@ constexpr std::uint32_t kTag = 0x3FFFFFFFu;
 // (one rendezvous); above it each device reduces 1/n and then copies the others' shares
 // (two rendezvous, n times less reading).
 constexpr std::size_t kAllReduceSplitBytes = 32 * 1024;
+static_assert(InProcessCommunicator::kStagedBytes <= kAllReduceSplitBytes,
+              "an early-returning all_reduce must take the path that reads only its peers' inputs");
 
 // A permit of the compute gate held around one large reduction (nothing waits while it is held).
 // Like kernels, a long streaming reduction runs faster to completion on a core of its own than
@@ -98,7 +100,11 @@ void InProcessCommunicator::end_call(std::span<const int> devices) noexcept {
       s.finished.store(0, std::memory_order_relaxed);
       s.op = nullptr;
       s.group = nullptr;
+      s.input = nullptr;
+      s.early = false;
       s.open = false;
+      s.lent = 0;  // every device has returned: nobody reads the staging buffers any more
+      s.lent_group = nullptr;
     }
 }
 
@@ -152,28 +158,68 @@ Ticket InProcessCommunicator::start(int device, const Group& group, const Collec
     throw ArgumentError("more than " + std::to_string(kSlots) + " collectives started and not yet waited for");
   }
   SHARD_ASSERT(group.members.at(group.rank) == device, "group does not belong to this device");
+  if (mine.lent != 0) {
+    // Peers of this slot's last early operation may still be reading its staging buffer.
+    const bool call_aborted = wait_peers_finished(device, *mine.lent_group, mine.lent);
+    mine.lent = 0;
+    if (call_aborted) {
+      --ch.started;
+      throw CallAborted{};
+    }
+  }
   mine.op = &op;
   mine.group = &group;
+  mine.kind = op.kind;
+  mine.dtype = op.input ? op.input->dtype() : DType::f32;
+  mine.numel = op.input ? op.input->numel() : 0;
+  if (op.input) mine.shape.assign(op.input->shape().begin(), op.input->shape().end());
+  mine.early = returns_early(group, op);
+  mine.input = op.input ? op.input->bytes() : nullptr;
+  if (mine.early && op.input && op.input->nbytes() > 0) {
+    if (mine.staging.size() < kStagedBytes) mine.staging.resize(kStagedBytes);
+    std::memcpy(mine.staging.data(), op.input->bytes(), op.input->nbytes());
+    mine.input = mine.staging.data();
+  }
   mine.open = true;
   publish(mine, &Slot::ready, tag);
   return Ticket{tag};
 }
 
+bool InProcessCommunicator::returns_early(const Group& group, const CollectiveOp& op) {
+  switch (op.kind) {
+    case CollectiveKind::barrier:
+      return true;
+    case CollectiveKind::all_reduce:
+    case CollectiveKind::all_gather:
+    case CollectiveKind::reduce_scatter:
+    case CollectiveKind::all_to_all:
+    case CollectiveKind::permute:
+      return group.size() > 1 && op.input != nullptr && op.input->nbytes() <= kStagedBytes;
+    case CollectiveKind::ragged_all_to_all:  // peers read the sender's offsets and sizes too
+    case CollectiveKind::reshard:            // and its list of boxes
+      return false;
+  }
+  return false;
+}
+
 void InProcessCommunicator::check_peers_match(int device, const Group& group, std::uint32_t tag) {
-  const CollectiveOp& op = *peer_slot(device, tag).op;
+  // Only the slots' own fields: a peer whose operation returned early has no CollectiveOp any more.
+  const Slot& mine = peer_slot(device, tag);
+  auto input_type = [](const Slot& s) {
+    return s.kind == CollectiveKind::barrier ? std::string("nothing") : std::string(dtype_name(s.dtype)) + shape_string(s.shape);
+  };
   for (int r = 0; r < group.size(); ++r) {
     const Slot& peer = peer_slot(group.members[r], tag);
-    const CollectiveOp& other = *peer.op;
     const bool same_group = peer.group->members == group.members;
-    const bool same_kind = other.kind == op.kind;
-    const bool same_input = op.kind == CollectiveKind::barrier || op.kind == CollectiveKind::ragged_all_to_all ||
-                            (other.input->dtype() == op.input->dtype() && other.input->numel() == op.input->numel());
+    const bool same_kind = peer.kind == mine.kind;
+    const bool same_input = mine.kind == CollectiveKind::barrier || mine.kind == CollectiveKind::ragged_all_to_all ||
+                            (peer.dtype == mine.dtype && peer.numel == mine.numel);
     if (!same_group || !same_kind || !same_input)
       throw ArgumentError("devices " + std::to_string(device) + " and " + std::to_string(group.members[r]) +
-                          " reached different collectives at the same point: " + std::string(collective_name(op.kind)) +
-                          " over " + group.axes + " of " + (op.input ? op.input->type_string() : "nothing") + " and " +
-                          std::string(collective_name(other.kind)) + " over " + peer.group->axes + " of " +
-                          (other.input ? other.input->type_string() : "nothing"));
+                          " reached different collectives at the same point: " + std::string(collective_name(mine.kind)) +
+                          " over " + group.axes + " of " + input_type(mine) + " and " +
+                          std::string(collective_name(peer.kind)) + " over " + peer.group->axes + " of " +
+                          input_type(peer));
   }
 }
 
@@ -203,6 +249,14 @@ void InProcessCommunicator::finish(int device, Ticket ticket) {
     release(device, group, tag);
     throw;
   }
+  if (mine.early) {
+    // Peers read only the staged input: return now, and wait for them when the slot comes round.
+    publish(mine, &Slot::finished, tag);
+    mine.lent = tag;
+    mine.lent_group = &group;
+    mine.open = false;
+    return;
+  }
   release(device, group, tag);
 }
 
@@ -218,19 +272,26 @@ void InProcessCommunicator::cancel(int device, Ticket ticket) noexcept {
 void InProcessCommunicator::release(int device, const Group& group, std::uint32_t tag) noexcept {
   Slot& mine = peer_slot(device, tag);
   publish(mine, &Slot::finished, tag);
+  wait_peers_finished(device, group, tag);
+  mine.open = false;
+}
+
+bool InProcessCommunicator::wait_peers_finished(int device, const Group& group, std::uint32_t tag) noexcept {
+  bool call_aborted = false;
   for (int member : group.members) {
     if (member == device) continue;
     Slot& peer = peer_slot(member, tag);
     const Wait w = wait_for(device, peer, &Slot::finished, tag);
     if (w == Wait::reached) continue;
     if (w == Wait::departed) continue;  // it returned without joining: it never read my buffers
+    call_aborted = true;
     // Aborted: a peer that already acquired may be copying from my buffers right now; let it end.
     if (peer.acquired.load(std::memory_order_seq_cst) >= tag) {
       std::uint32_t v;
       while (((v = peer.finished.load(std::memory_order_acquire)) & kTag) < tag) sleep_on(peer, &Slot::finished, v);
     }
   }
-  mine.open = false;
+  return call_aborted;
 }
 
 void InProcessCommunicator::stage_barrier(int device, const Group& group, std::uint32_t tag) {
@@ -275,7 +336,7 @@ void InProcessCommunicator::run_all_reduce(int device, const Group& group, const
     many.resize(n);
     in = many.data();
   }
-  for (int r = 0; r < n; ++r) in[r] = peer_op(group, r, tag).input->bytes();
+  for (int r = 0; r < n; ++r) in[r] = peer_input(group, r, tag);
 
   const bool streaming = op.output->nbytes() >= kStreamingBytes;
   if (static_cast<std::size_t>(count) * esize <= kAllReduceSplitBytes || n == 1) {
@@ -315,7 +376,7 @@ void InProcessCommunicator::run_all_gather(const Group& group, const CollectiveO
   if (chunk == 0) return;
   const bool streaming = op.output->nbytes() >= kStreamingBytes;
   for (int r = 0; r < n; ++r) {
-    const std::byte* in = peer_op(group, r, tag).input->bytes();
+    const std::byte* in = peer_input(group, r, tag);
     for (std::int64_t o = 0; o < op.outer; ++o) {
       if (streaming)
         copy_streaming(out + (o * n + r) * chunk, in + o * chunk, chunk);
@@ -332,7 +393,7 @@ void InProcessCommunicator::run_reduce_scatter(const Group& group, const Collect
   const std::size_t esize = dtype_size(dtype);
   const std::int64_t inner = op.output->numel() / op.outer;  // elements per outer index in the output
   std::vector<const std::byte*> in(n);
-  for (int r = 0; r < n; ++r) in[r] = peer_op(group, r, tag).input->bytes();
+  for (int r = 0; r < n; ++r) in[r] = peer_input(group, r, tag);
   std::vector<const std::byte*> shifted(n);
   const bool streaming = op.output->nbytes() >= kStreamingBytes;
   for (std::int64_t o = 0; o < op.outer; ++o) {
@@ -351,7 +412,7 @@ void InProcessCommunicator::run_all_to_all(const Group& group, const CollectiveO
   src_offset[op.split_axis] = group.rank * chunk[op.split_axis];
   for (int k = 0; k < n; ++k) {
     dst_offset[op.concat_axis] = k * chunk[op.concat_axis];
-    copy_box(peer_op(group, k, tag).input->bytes(), op.in_shape, src_offset, op.output->bytes(), op.out_shape, dst_offset,
+    copy_box(peer_input(group, k, tag), op.in_shape, src_offset, op.output->bytes(), op.out_shape, dst_offset,
              chunk, esize, op.output->nbytes() >= kStreamingBytes);
   }
 }
@@ -359,7 +420,7 @@ void InProcessCommunicator::run_all_to_all(const Group& group, const CollectiveO
 void InProcessCommunicator::run_permute(const Group& group, const CollectiveOp& op, std::uint32_t tag) {
   for (const auto& [source, destination] : op.perm) {
     if (destination == group.rank) {
-      const auto* in = static_cast<const std::byte*>(peer_op(group, source, tag).input->data());
+      const std::byte* in = peer_input(group, source, tag);
       if (op.output->nbytes() >= kStreamingBytes) {
         copy_streaming(op.output->bytes(), in, op.output->nbytes());
         streaming_fence();
