@@ -1,6 +1,7 @@
 #include "codegen/lower_to_spmd.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <set>
 
@@ -207,7 +208,16 @@ class SpmdLowering {
   void lower_local(const check::Op& op) {
     const std::string& n = op.name;
     if (n == "param") return add(OpKind::param, op, {{"index", op.attrs.at("index")}});
-    if (n == "constant") return add(OpKind::constant, op, {{"value", op.attrs.at("value")}});
+    if (n == "constant") {
+      // A Python-style int literal is a weak int32 that takes the dtype of what it meets (JAX);
+      // one beyond int32 can only have met an int64 (the checker rejects it elsewhere), so it is
+      // materialised as int64 rather than truncated to 32 bits before the conversion.
+      Value& v = f_.values.at(static_cast<std::size_t>(op.outputs.at(0)));
+      if (const auto* i = std::get_if<std::int64_t>(&op.attrs.at("value"));
+          i && v.weak && v.dtype == DType::i32 && (*i < INT32_MIN || *i > INT32_MAX))
+        v.dtype = DType::i64;
+      return add(OpKind::constant, op, {{"value", op.attrs.at("value")}});
+    }
     if (kUnary.count(n)) return add(OpKind::unary, op, {{"fn", n}});
     if (kBinary.count(n)) {
       DType compute = val(op.outputs[0]).dtype;
