@@ -76,21 +76,10 @@ std::vector<int> reduce_axes(const Call& c) {
   return axes;
 }
 
-std::int64_t normalize_bound(std::int64_t v, std::int64_t n) { return v < 0 ? v + n : v; }
 
 HostTensor slice_op(const Call& c) {
-  const HostTensor& x = c.arg(0);
-  if (has_attr(c.op, "starts"))
-    return slice(x, attr_ints(c.op, "starts"), attr_ints(c.op, "limits"), attr_ints(c.op, "steps"),
-                 attr_ints(c.op, "squeezed"));
-  // slice(x, start, stop, axis=, step=)
-  int axis = c.axis();
-  std::vector<std::int64_t> starts(x.rank(), 0), limits(x.shape.begin(), x.shape.end()), steps(x.rank(), 1);
-  std::int64_t n = x.shape.at(axis);
-  starts[axis] = normalize_bound(attr_int(c.op, "start"), n);
-  limits[axis] = normalize_bound(attr_int(c.op, "stop"), n);
-  steps[axis] = has_attr(c.op, "step") ? attr_int(c.op, "step") : 1;
-  return slice(x, starts, limits, steps);
+  return slice(c.arg(0), attr_ints(c.op, "starts"), attr_ints(c.op, "limits"), attr_ints(c.op, "steps"),
+               attr_ints(c.op, "squeezed"));
 }
 
 HostTensor dynamic_slice_op(const Call& c) {

@@ -334,8 +334,13 @@ Value slice_fn(Checker& c, const ast::CallExpr& call) {
   dims[*axis] = SliceDim{*start, *stop, step, false};
   auto t = checked(c, slice_op(a["x"].type, dims), a, {"x"});
   if (!t) return Value::error();
+  // The same op as x[start:stop:step] on that axis, so that every later stage knows one form.
+  SliceBounds b = slice_bounds(a["x"].type, dims);
   return c.emit("slice", call, {a["x"]}, *t,
-                {{"axis", std::int64_t{*axis}}, {"start", *start}, {"stop", *stop}, {"step", step}});
+                {{"starts", std::move(b.starts)},
+                 {"limits", std::move(b.limits)},
+                 {"steps", std::move(b.steps)},
+                 {"squeezed", std::move(b.squeezed)}});
 }
 
 }  // namespace

@@ -345,22 +345,12 @@ Value Checker::eval_index(const ast::IndexExpr& e) {
     report(r.error(), e.range);
     return Value::error();
   }
-  std::vector<std::int64_t> starts, limits, steps, squeezed;
-  for (int d = 0; d < base.type.rank(); ++d) {
-    std::int64_t n = base.type.dims[d].size;
-    if (d >= static_cast<int>(dims.size())) {
-      starts.push_back(0), limits.push_back(n), steps.push_back(1);
-      continue;
-    }
-    const SliceDim& s = dims[d];
-    auto norm = [&](std::int64_t v) { return v < 0 ? v + n : v; };
-    std::int64_t b = s.begin ? norm(*s.begin) : 0;
-    std::int64_t en = s.index ? b + 1 : (s.end ? norm(*s.end) : n);
-    starts.push_back(b), limits.push_back(en), steps.push_back(s.step);
-    if (s.index) squeezed.push_back(d);
-  }
+  SliceBounds b = slice_bounds(base.type, dims);
   return emit("slice", e, {base}, *r,
-              {{"starts", starts}, {"limits", limits}, {"steps", steps}, {"squeezed", squeezed}});
+              {{"starts", std::move(b.starts)},
+               {"limits", std::move(b.limits)},
+               {"steps", std::move(b.steps)},
+               {"squeezed", std::move(b.squeezed)}});
 }
 
 Value Checker::eval_call(const ast::CallExpr& e) {

@@ -173,6 +173,24 @@ Result<Type> concat_op(const std::vector<Type>& xs, int axis) {
   return r;
 }
 
+SliceBounds slice_bounds(const Type& x, const std::vector<SliceDim>& dims) {
+  SliceBounds b;
+  for (int d = 0; d < x.rank(); ++d) {
+    const std::int64_t n = x.dims[d].size;
+    if (d >= static_cast<int>(dims.size())) {
+      b.starts.push_back(0), b.limits.push_back(n), b.steps.push_back(1);
+      continue;
+    }
+    const SliceDim& s = dims[d];
+    auto norm = [&](std::int64_t v) { return v < 0 ? v + n : v; };
+    const std::int64_t start = s.begin ? norm(*s.begin) : 0;
+    const std::int64_t limit = s.index ? start + 1 : (s.end ? norm(*s.end) : n);
+    b.starts.push_back(start), b.limits.push_back(limit), b.steps.push_back(s.step);
+    if (s.index) b.squeezed.push_back(d);
+  }
+  return b;
+}
+
 Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl) {
   if (x.kind != TypeKind::array)
     return rule_error(ErrorClass::bad_argument, "only arrays can be indexed, got " + to_string(x), {}, 0);

@@ -31,6 +31,12 @@ struct SliceDim {
 };
 // Fewer SliceDims than the rank keep the trailing dims whole.
 Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& dims);
+// What the `slice` op records of a slice that slice_op accepted: per dimension of x its start,
+// limit and step (negative bounds normalised, trailing dims whole), and the indexed dims.
+struct SliceBounds {
+  std::vector<std::int64_t> starts, limits, steps, squeezed;
+};
+SliceBounds slice_bounds(const Type& x, const std::vector<SliceDim>& dims);
 
 // dynamic_slice along `axis` keeping `size` elements from a (possibly per-device) start.
 Result<Type> dynamic_slice_op(const Type& x, int axis, std::int64_t size);

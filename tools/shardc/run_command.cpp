@@ -20,6 +20,7 @@
 #include "evaluator/format_numpy.h"
 #include "frontend/check/check.h"
 #include "frontend/defines.h"
+#include "frontend/internal_error.h"
 #include "frontend/parse.h"
 #include "run_config.h"
 
@@ -92,14 +93,21 @@ int run_command(const RunOptions& o) {
   }
   std::ostringstream text;
   text << in.rdbuf();
-  auto module = parse(text.str(), o.file, diags);
   std::shared_ptr<const check::CheckedModule> checked;
-  if (module) checked = check::check(*module, defines, diags).module;
   std::optional<codegen::Module> lowered;
-  if (checked && !diags.has_errors()) lowered = codegen::lower_module(checked, diags);
   codegen::GeneratedFiles files;
-  if (lowered && !diags.has_errors())
-    files = codegen::CppEmitter(*lowered, {fs::path(o.file).filename().string(), "run"}, diags).emit();
+  // A broken invariant is reported as in the other modes (driver.cpp), not left to abort.
+  try {
+    auto module = parse(text.str(), o.file, diags);
+    if (module) checked = check::check(*module, defines, diags).module;
+    if (checked && !diags.has_errors()) lowered = codegen::lower_module(checked, diags);
+    if (lowered && !diags.has_errors())
+      files = codegen::CppEmitter(*lowered, {fs::path(o.file).filename().string(), "run"}, diags).emit();
+  } catch (const InternalError& e) {
+    diags.error({}, e.what());
+  } catch (const std::exception& e) {
+    diags.error({}, std::string("internal compiler error: ") + e.what());
+  }
   if (diags.has_errors()) {
     diags.render(std::cerr);
     return 1;
