@@ -371,6 +371,7 @@ void InProcessCommunicator::run_all_reduce(int device, const Group& group, const
 
 void InProcessCommunicator::run_all_gather(const Group& group, const CollectiveOp& op, std::uint32_t tag) {
   const int n = group.size();
+  if (op.output->nbytes() == 0) return;  // also when outer is 0: nothing to copy, no chunk size
   const std::size_t chunk = op.input->nbytes() / op.outer;  // bytes per outer index per device
   std::byte* out = op.output->bytes();
   if (chunk == 0) return;
@@ -391,6 +392,7 @@ void InProcessCommunicator::run_reduce_scatter(const Group& group, const Collect
   const int n = group.size();
   const DType dtype = op.input->dtype();
   const std::size_t esize = dtype_size(dtype);
+  if (op.output->numel() == 0) return;  // also when outer is 0: nothing to reduce
   const std::int64_t inner = op.output->numel() / op.outer;  // elements per outer index in the output
   std::vector<const std::byte*> in(n);
   for (int r = 0; r < n; ++r) in[r] = peer_input(group, r, tag);

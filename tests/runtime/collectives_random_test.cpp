@@ -276,6 +276,31 @@ TEST(CollectivesRandom, PmeanIsSumOverGroupSize) {
   }
 }
 
+TEST(CollectivesRandom, ZeroSizeBlocksGiveEmptyResults) {
+  // A zero-size dimension before (or at) the gathered or scattered one: every collective returns
+  // an empty result of the right shape (all_gather and psum_scatter divided by that product).
+  Runtime rt{6};
+  const Mesh mesh({{"X", 2}, {"Y", 3}});
+  std::vector<std::vector<Tensor>> results(6);
+  rt.run(mesh, [&](Device& dev) {
+    const Tensor x(DType::f32, {0, 6});
+    auto& r = results[dev.id()];
+    r.push_back(psum_scatter(dev, x, {"Y"}, 1, /*tiled=*/true));
+    r.push_back(all_gather(dev, x, {"Y"}, 1, /*tiled=*/true));
+    r.push_back(psum(dev, x, {"X", "Y"}));
+    r.push_back(all_to_all(dev, x, {"Y"}, 1, 0, /*tiled=*/true));
+    r.push_back(ppermute_shift(dev, x, {"X"}, 1));
+  });
+  for (const auto& r : results) {
+    ASSERT_EQ(r.size(), 5u);
+    EXPECT_EQ(r[0].shape(), (Shape{0, 2}));
+    EXPECT_EQ(r[1].shape(), (Shape{0, 18}));
+    EXPECT_EQ(r[2].shape(), (Shape{0, 6}));
+    EXPECT_EQ(r[3].shape(), (Shape{0, 2}));
+    EXPECT_EQ(r[4].shape(), (Shape{0, 6}));
+  }
+}
+
 TEST(CollectivesRandom, OverlappedAsyncCollectivesOnDifferentGroups) {
   // Several started collectives outstanding at once, waited in start order, with compute between.
   Runtime rt{8};
