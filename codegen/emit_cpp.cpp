@@ -17,18 +17,34 @@ namespace shardc::codegen {
 namespace mu = kainjow::mustache;
 namespace {
 
-const std::set<std::string> kReserved = {"rt",     "dev",    "p",     "blocks", "result0", "result1", "int",
-                                         "float",  "double", "auto",  "new",    "delete",  "class",   "struct",
-                                         "for",    "if",     "else",  "return", "switch",  "case",    "default",
-                                         "do",     "while",  "const", "char",   "long",    "short",   "bool",
-                                         "true",   "false",  "this",  "void",   "static",  "using",   "namespace",
-                                         "Tensor", "DType",  "shard", "std",    "detail",  "and",     "or",
-                                         "not",    "xor",    "union", "enum",   "signed",  "unsigned"};
+// Names a generated identifier must not take: every C++20 keyword and alternative token, the
+// standard library's macros a generated file can see, and the names the generated code itself
+// declares. A .shard name among them gets a trailing '_'.
+const std::set<std::string> kReserved = {
+    // C++20 keywords
+    "alignas", "alignof", "asm", "auto", "bool", "break", "case", "catch", "char", "char8_t", "char16_t", "char32_t",
+    "class", "concept", "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+    "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
+    "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
+    "mutable", "namespace", "new", "noexcept", "nullptr", "operator", "private", "protected", "public", "register",
+    "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast",
+    "struct", "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
+    "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while",
+    // alternative tokens
+    "and", "and_eq", "bitand", "bitor", "compl", "not", "not_eq", "or", "or_eq", "xor", "xor_eq",
+    // identifiers with a special meaning, and macros of the C and C++ headers the code includes
+    "final", "override", "import", "module", "NULL", "EOF", "assert", "errno", "stdin", "stdout", "stderr",
+    "offsetof",
+    // what the generated code declares or uses unqualified
+    "rt", "dev", "p", "blocks", "result0", "result1", "Tensor", "DType", "shard", "std", "detail"};
 
 std::string identifier(std::string name) {
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "v_" + name;
+  // A name starting with '_' and a capital is reserved to the implementation (macros like _X).
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) ||
+      (name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1]))))
+    name = "v_" + name;
   if (kReserved.count(name)) name += "_";
   return name;
 }
@@ -411,6 +427,7 @@ GeneratedFiles CppEmitter::emit() {
     if (f.param_types.empty()) {
       mu::data e;
       e.set("name", identifier(f.name));
+      e.set("shard_name", f.name);  // what users look functions up by (run_driver, --func)
       e.set("unpack", f.result_types.size() == 1
                           ? "std::vector<shard::Array>{" + identifier(f.name) + "(rt)}"
                           : "std::apply([](auto&&... r) { return std::vector<shard::Array>{std::move(r)...}; }, " +
@@ -421,6 +438,7 @@ GeneratedFiles CppEmitter::emit() {
     const std::string fname = identifier(f.name);
     const std::string mesh = identifier(f.mesh->name);
     d.set("name", fname);
+    d.set("shard_name", f.name);
     d.set("kind", f.manual ? (f.unchecked ? "shard_map (unchecked)" : "shard_map") : "func");
     d.set("mesh", mesh);
     std::string comment = "(";
@@ -439,6 +457,7 @@ GeneratedFiles CppEmitter::emit() {
       mu::data pd;
       std::string arg = identifier(f.param_names[i]);
       pd.set("function", fname);
+      pd.set("shard_function", f.name);
       pd.set("mesh", mesh);
       pd.set("index", std::to_string(i));
       pd.set("param_name", f.param_names[i]);
