@@ -49,6 +49,21 @@ std::string identifier(std::string name) {
   return name;
 }
 
+// Where parameter i of f is declared (its param instruction), and where result i is computed
+// (the instruction that produces it): for messages about the function's boundary.
+SourceRange param_range(const Function& f, std::size_t i) {
+  for (const InstrPtr& instr : f.body)
+    if (instr->kind() == OpKind::param && instr->int_attr("index") == static_cast<std::int64_t>(i)) return instr->range();
+  return {};
+}
+SourceRange result_range(const Function& f, std::size_t i) {
+  if (i >= f.results.size()) return {};
+  for (const InstrPtr& instr : f.body)
+    for (ValueId out : instr->outputs())
+      if (out == f.results[i]) return instr->range();
+  return {};
+}
+
 std::string dtype_text(DType t) {
   return t == DType::boolean ? "DType::boolean" : "DType::" + std::string(shard::dtype_short_name(t));
 }
@@ -449,9 +464,10 @@ GeneratedFiles CppEmitter::emit() {
     for (std::size_t i = 0; i < f.param_types.size(); ++i) {
       const check::Type& t = f.param_types[i];
       if (t.kind != check::TypeKind::array) {
-        diags_.error(SourceRange{},
-                     "code generation supports array parameters only: parameter '" + f.param_names[i] + "' of " +
-                         f.name + " is " + check::to_string(t));
+        diags_
+            .error(param_range(f, i), "code generation does not support a " + check::to_string(t) + " parameter: '" +
+                                          f.param_names[i] + "' of " + f.name + " (the C++ entry point takes arrays)")
+            .note("pass the seed as an integer array and call key(seed) in the function");
         continue;
       }
       mu::data pd;
@@ -478,6 +494,13 @@ GeneratedFiles CppEmitter::emit() {
     std::string return_value;
     for (std::size_t i = 0; i < f.result_types.size(); ++i) {
       const check::Type& t = f.result_types[i];
+      if (t.kind != check::TypeKind::array) {
+        diags_
+            .error(result_range(f, i), "code generation does not support a " + check::to_string(t) + " result: result " +
+                                           std::to_string(i) + " of " + f.name + " (the C++ entry point returns arrays)")
+            .note("return the arrays drawn from the key, or its seed");
+        continue;
+      }
       mu::data rd;
       rd.set("function", fname);
       rd.set("mesh", mesh);

@@ -79,6 +79,24 @@ TEST(Cli, StdinIsDash) {
   EXPECT_NE(r.output.find("Module stdin"), std::string::npos) << r.output;
 }
 
+TEST(Cli, KeyParametersAndResultsAreLocatedCodegenErrors) {
+  // A func's key parameter or result has no C++ entry-point type: located errors, no C++.
+  const std::string file = write_temp("cli_keys.shard",
+                                      "mesh m = [X: 2];\n"
+                                      "func f(k: key) -> f32[4] on m { return normal(k, f32[4]); }\n"
+                                      "func g() -> key on m { return key(7); }\n");
+  const std::string out = std::filesystem::path(file).parent_path() / "out";
+  CliRun r = shardc(file + " -o " + out);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("cli_keys.shard:2:8: error: code generation does not support a key parameter: 'k' of f"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("cli_keys.shard:3:31: error: code generation does not support a key result: result 0 of g"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(out) / "cli_keys.shard.cpp")) << r.output;
+}
+
 TEST(Cli, ErrorsExitWith1AndAreLocated) {
   CliRun r = shardc("--check " + write_temp("cli_bad.shard", kBad));
   EXPECT_EQ(r.status, 1);
