@@ -273,7 +273,9 @@ inline Tensor argmin(const Tensor& x, int axis, Shape shape) {
   return out;
 }
 
+// Integers and bools are taken as f32 (language.md: softmax of an int array is f32).
 inline Tensor softmax(const Tensor& x, int axis) {
+  if (!shard::is_floating(x.dtype())) return softmax(convert(x, DType::f32), axis);
   Tensor out = Tensor::uninitialized(x.dtype(), x.shape());
   k::softmax(context(), in_view(x), axis, out_view(out));
   return out;

@@ -100,6 +100,16 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
     varying |= t.varying;
     if (i > 0) dt = promote(dt, {t.dtype, t.weak});
   }
+  if (dt.dtype == DType::boolean) {
+    // A product of bools is arithmetic on bool, as `*` of two bools is; a sum of one bool operand
+    // counts in int32, as sum() does (language.md, sections 6 and 7).
+    if (ops.size() > 1)
+      return rule_error(ErrorClass::bad_argument,
+                        "arithmetic on bool: einsum " + quoted(text) + " multiplies " + to_string(ops[0]) + " and " +
+                            to_string(ops[1]),
+                        {"convert with astype(x, i32) first"}, 0);
+    if (spec.output.size() < spec.inputs[0].size()) dt = DTypeW{sum_dtype(DType::boolean), false};
+  }
   // Sizes per letter must agree.
   std::map<char, std::int64_t> size;
   for (std::size_t i = 0; i < ops.size(); ++i) {

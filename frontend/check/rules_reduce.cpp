@@ -23,6 +23,14 @@ Result<Type> reduce_op(std::string_view op, ReduceKind kind, const Type& x, std:
   std::sort(axes.begin(), axes.end());
   if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
     return rule_error(ErrorClass::bad_argument, std::string(op) + " names one dimension twice");
+  if (kind == ReduceKind::argmax || kind == ReduceKind::argmin)
+    for (int a : axes)
+      if (x.dims.at(a).size == 0)
+        return rule_error(ErrorClass::out_of_range,
+                          std::string(op) + " over an empty dimension: dimension " + std::to_string(a) + " of " +
+                              to_string(x) + " has size 0",
+                          {"there is no index to return (JAX: attempt to get " + std::string(op) +
+                           " of an empty sequence)"});
   Type r = x;
   r.weak = false;
   r.dims.clear();
