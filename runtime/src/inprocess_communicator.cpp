@@ -60,7 +60,7 @@ class Permit {
 }  // namespace
 
 InProcessCommunicator::InProcessCommunicator(int devices, WaitPolicy policy)
-    : channels_(std::make_unique<Channel[]>(devices)), policy_(policy) {}
+    : channels_(std::make_unique<Channel[]>(devices)), policy_(policy), early_returns_(policy.spin.count() == 0) {}
 
 void InProcessCommunicator::begin_call(std::span<const int> devices, std::atomic<bool>* aborted) {
   for (int d : devices) {
@@ -185,7 +185,8 @@ Ticket InProcessCommunicator::start(int device, const Group& group, const Collec
   return Ticket{tag};
 }
 
-bool InProcessCommunicator::returns_early(const Group& group, const CollectiveOp& op) {
+bool InProcessCommunicator::returns_early(const Group& group, const CollectiveOp& op) const {
+  if (!early_returns_) return false;
   switch (op.kind) {
     case CollectiveKind::barrier:
       return true;

@@ -10,14 +10,18 @@
 //           possibly with a mid-way stage barrier (all_reduce: my share is reduced, take theirs);
 //           release: finished := tag, then wait for every peer's finished >= tag, since peers
 //           may still be reading my input and output, which the caller frees once I return.
-// Small operations whose peers read only inputs (all_reduce up to kAllReduceSplitBytes,
-// all_gather, reduce_scatter, all_to_all, permute, of at most kStagedBytes per device; and
-// barrier) need one rendezvous instead of two: start copies the input into the slot's staging
+// When device threads share cores (each rendezvous costs context switches), small operations
+// whose peers read only inputs (all_reduce up to kAllReduceSplitBytes, all_gather,
+// reduce_scatter, all_to_all, permute, of at most kStagedBytes per device; and barrier) need
+// one rendezvous instead of two: start copies the input into the slot's staging
 // buffer, which outlives the caller's tensors, and finish returns right after finished := tag.
 // The wait for the peers moves to the slot's next start, kSlots operations later, before the
 // buffer is overwritten (by then they are normally long done). What peers compare at the
 // rendezvous (kind, dtype, element count, group) is kept in the slot by value for the same
-// reason: the caller's CollectiveOp is gone once its finish returns.
+// reason: the caller's CollectiveOp is gone once its finish returns. With a core per device
+// the second rendezvous costs about what the copy and the peers' reads of freshly written lines
+// do (no gain measured on 16 cores), while reading inputs in place lets a peer reuse lines it
+// already holds when the same input is collected again, so there both rendezvous stay.
 // Waiting polls (spin, or spin then sched_yield when devices share cores; see wait.h), then
 // sleeps on a futex (std::atomic::wait); each slot counts its sleepers so that publishing
 // costs a futex call only when someone sleeps on that slot.
@@ -116,7 +120,7 @@ class InProcessCommunicator final : public Communicator {
   // may be reading this device's buffers. Returns whether the call was aborted.
   bool wait_peers_finished(int device, const Group& group, std::uint32_t tag) noexcept;
   // Whether an operation returns early (see above): decided from what every peer checks equal.
-  static bool returns_early(const Group& group, const CollectiveOp& op);
+  bool returns_early(const Group& group, const CollectiveOp& op) const;
   void check_peers_match(int device, const Group& group, std::uint32_t tag);
   void execute(int device, const Group& group, const CollectiveOp& op, std::uint32_t tag);
 
@@ -138,6 +142,7 @@ class InProcessCommunicator final : public Communicator {
 
   std::unique_ptr<Channel[]> channels_;
   WaitPolicy policy_;
+  bool early_returns_;  // device threads share cores (they yield instead of spinning)
   std::vector<kernels::ComputeGate*> gates_;  // per device; empty: no gate
 
   kernels::ComputeGate* gate_of(int device) const { return gates_.empty() ? nullptr : gates_[device]; }

@@ -276,6 +276,44 @@ TEST(CollectivesRandom, PmeanIsSumOverGroupSize) {
   }
 }
 
+// Small collectives where devices share cores return after one rendezvous, with peers reading a
+// staged copy of the input (inprocess_communicator.h): a device may overwrite its input as soon
+// as the collective returns, while slower peers are still reading. With cores = 1 the devices
+// share a core (staged); with 64 each has one (both rendezvous); results must not differ.
+class SmallCollectivesReuseInputs : public ::testing::TestWithParam<int> {};
+
+TEST_P(SmallCollectivesReuseInputs, ResultsAreUnaffectedByOverwritingInputs) {
+  constexpr int kDevices = 4, kRounds = 300;
+  Runtime rt{kDevices, GetParam()};
+  const Mesh mesh({{"d", kDevices}});
+  std::vector<int> wrong(kDevices, 0);
+  rt.run(mesh, [&](Device& dev) {
+    const int r = dev.id();
+    Tensor x(DType::i32, {8});
+    for (int round = 0; round < kRounds; ++round) {
+      auto fill = [&](std::int32_t v) {
+        for (int i = 0; i < 8; ++i) x.as<std::int32_t>()[i] = v;
+      };
+      fill(round * 10 + r);
+      const Tensor gathered = all_gather(dev, x, {"d"}, 0, /*tiled=*/true);
+      fill(-1);  // peers that have not finished reading must not see this
+      fill(round * 10 + r);
+      const Tensor sum = psum(dev, x, {"d"});
+      fill(-1);
+      fill(round * 10 + r);
+      const Tensor shifted = ppermute_shift(dev, x, {"d"}, 1);
+      fill(-1);
+      for (int k = 0; k < kDevices; ++k)
+        if (gathered.as<std::int32_t>()[k * 8] != round * 10 + k) ++wrong[r];
+      if (sum.as<std::int32_t>()[7] != kDevices * round * 10 + 0 + 1 + 2 + 3) ++wrong[r];
+      if (shifted.as<std::int32_t>()[3] != round * 10 + (r + kDevices - 1) % kDevices) ++wrong[r];
+    }
+  });
+  for (int d = 0; d < kDevices; ++d) EXPECT_EQ(wrong[d], 0) << "device " << d;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cores, SmallCollectivesReuseInputs, ::testing::Values(1, 64));
+
 TEST(CollectivesRandom, ZeroSizeBlocksGiveEmptyResults) {
   // A zero-size dimension before (or at) the gathered or scattered one: every collective returns
   // an empty result of the right shape (all_gather and psum_scatter divided by that product).
