@@ -427,7 +427,7 @@ void InProcessCommunicator::run_permute(const Group& group, const CollectiveOp& 
       if (op.output->nbytes() >= kStreamingBytes) {
         copy_streaming(op.output->bytes(), in, op.output->nbytes());
         streaming_fence();
-      } else {
+      } else if (op.output->nbytes() > 0) {  // an empty tensor may have no storage at all
         std::memcpy(op.output->data(), in, op.output->nbytes());
       }
       return;
