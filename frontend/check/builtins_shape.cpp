@@ -181,15 +181,8 @@ Value stack(Checker& c, const ast::CallExpr& call) {
   auto axis = dim_argument(c, a, "axis", xs->front().type.rank(), 0, true);
   if (!axis) return Value::error();
   std::vector<Type> ts;
-  for (const Value& v : *xs) {
-    auto e = expand_dims_op(v.type, *axis);
-    if (!e) {
-      c.report(e.error(), a.range("xs"));
-      return Value::error();
-    }
-    ts.push_back(*e);
-  }
-  auto r = concat_op(ts, *axis);
+  for (const Value& v : *xs) ts.push_back(v.type);
+  auto r = stack_op(ts, *axis);
   if (!r) {
     c.report(r.error(), a.range("xs"));
     return Value::error();

@@ -140,36 +140,64 @@ Result<Type> transpose_op(const Type& x, const std::vector<std::int64_t>& perm) 
   return r;
 }
 
-Result<Type> concat_op(const std::vector<Type>& xs, int axis) {
-  if (xs.empty()) return rule_error(ErrorClass::bad_argument, "concat needs at least one operand");
+namespace {
+// The operands of concat (`axis` may differ in size) and stack (`axis` -1: all dims equal)
+// must agree in rank, dtype, the other sizes and sharding. `op` names the built-in so that
+// the message speaks of what the user wrote.
+std::optional<RuleError> check_joined_operands(std::string_view op, const std::vector<Type>& xs, int axis) {
+  if (xs.empty()) return rule_error(ErrorClass::bad_argument, std::string(op) + " needs at least one operand");
   if (auto e = check_same_mesh(xs)) return *e;
-  Type r = xs[0];
+  const Type& first = xs[0];
   for (std::size_t i = 1; i < xs.size(); ++i) {
     const Type& t = xs[i];
-    if (t.kind != TypeKind::array || t.rank() != r.rank() || t.dtype != r.dtype)
-      return rule_error(ErrorClass::shape_mismatch, "concat operands must be arrays of one rank and dtype, got " +
-                                                        to_string(xs[0]) + " and " + to_string(t), {}, static_cast<int>(i));
-    for (int d = 0; d < r.rank(); ++d) {
-      if (d != axis && t.dims[d].size != xs[0].dims[d].size)
+    if (t.kind != TypeKind::array || t.rank() != first.rank() || t.dtype != first.dtype) {
+      std::vector<std::string> notes;
+      if (t.kind == TypeKind::array && t.rank() == first.rank())
+        notes.push_back(std::string(op) + " does not promote dtypes; convert with astype first");
+      return rule_error(ErrorClass::shape_mismatch, std::string(op) + " operands must be arrays of one rank and dtype, got " +
+                                                        to_string(first) + " and " + to_string(t),
+                        std::move(notes), static_cast<int>(i));
+    }
+    for (int d = 0; d < first.rank(); ++d) {
+      if (d != axis && t.dims[d].size != first.dims[d].size)
         return rule_error(ErrorClass::shape_mismatch,
-                          "concat operands differ in dimension " + std::to_string(d) + ": " + to_string(xs[0]) +
-                              " and " + to_string(t),
+                          std::string(op) + " operands differ in dimension " + std::to_string(d) + ": " +
+                              to_string(first) + " and " + to_string(t),
                           {}, static_cast<int>(i));
-      if (t.dims[d].axes != xs[0].dims[d].axes) {
+      if (t.dims[d].axes != first.dims[d].axes) {
         std::string all;
         for (std::size_t k = 0; k < xs.size(); ++k) all += (k ? ", " : "") + format_spec(*xs[k].mesh, xs[k].dims);
-        return on_mesh(r.mesh, rule_error(ErrorClass::broadcast_mismatch,
-                                          "All operands should have the same sharding. Got shardings " + all,
-                                          {"concat does not move data between devices; reshard the operands to one "
-                                           "sharding"},
-                                          static_cast<int>(i)));
+        return on_mesh(first.mesh, rule_error(ErrorClass::broadcast_mismatch,
+                                              "All operands should have the same sharding. Got shardings " + all,
+                                              {std::string(op) + " does not move data between devices; reshard the "
+                                                                 "operands to one sharding"},
+                                              static_cast<int>(i)));
       }
     }
-    auto s = checked_add(r.dims[axis].size, t.dims[axis].size);
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+Result<Type> concat_op(const std::vector<Type>& xs, int axis) {
+  if (auto e = check_joined_operands("concat", xs, axis)) return *e;
+  Type r = xs[0];
+  for (std::size_t i = 1; i < xs.size(); ++i) {
+    auto s = checked_add(r.dims[axis].size, xs[i].dims[axis].size);
     if (!s) return rule_error(ErrorClass::limit, "concat's result size overflows 64 bits");
     r.dims[axis].size = *s;
-    r.varying |= t.varying;
+    r.varying |= xs[i].varying;
   }
+  return r;
+}
+
+Result<Type> stack_op(const std::vector<Type>& xs, int axis) {
+  if (auto e = check_joined_operands("stack", xs, -1)) return *e;
+  auto e = expand_dims_op(xs[0], axis);
+  if (!e) return e;
+  Type r = *e;
+  r.dims[axis].size = static_cast<std::int64_t>(xs.size());
+  for (const Type& t : xs) r.varying |= t.varying;
   return r;
 }
 

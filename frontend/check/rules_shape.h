@@ -22,6 +22,8 @@ namespace shardc::check {
 Result<Type> reshape_op(const Type& x, const std::vector<std::int64_t>& sizes);
 Result<Type> transpose_op(const Type& x, const std::vector<std::int64_t>& perm);
 Result<Type> concat_op(const std::vector<Type>& xs, int axis);
+// stack: operands of one type (shape, dtype, sharding); the new dimension, at `axis`, is replicated.
+Result<Type> stack_op(const std::vector<Type>& xs, int axis);
 
 // One dimension of a static slice. `index` means x[i] (the dim is removed).
 struct SliceDim {

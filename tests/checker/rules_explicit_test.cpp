@@ -177,6 +177,10 @@ TEST(ShapeOps, TransposeConcatSlice) {
   auto c = concat_op({arr(grid(), {{8, {0}}}), arr(grid(), {{8, {}}})}, 0);
   ASSERT_FALSE(c);
   EXPECT_NE(c.error().message.find("All operands should have the same sharding"), std::string::npos);
+  EXPECT_EQ(str(stack_op({arr(grid(), {{8, {0}}}), arr(grid(), {{8, {0}}})}, 1)), "float32[8@X,2]");
+  auto st = stack_op({arr(grid(), {{8, {0}}}), arr(grid(), {{4, {0}}})}, 0);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message, "stack operands differ in dimension 0: float32[8@X] and float32[4@X]");
 
   EXPECT_EQ(str(slice_op(arr(grid(), {{16, {0}}, {4, {}}}), {{0, 8, 1, false}})), "float32[8@X,4]");
   auto nd = slice_op(arr(grid(), {{16, {0}}, {4, {}}}), {{0, 6, 1, false}});
