@@ -194,6 +194,13 @@ Ptr<FunctionDecl> Transformer::transformFunctionDecl(P::FunctionDeclContext& ctx
                      name + "'")
         .note("shard_map ... unchecked is JAX's check_vma=False");
   }
+  if (ctx.results() && kind == FunctionKind::fn) {
+    // The grammar shares `-> RESULT` among the three kinds; an fn's result is whatever it
+    // returns (it is inlined), so a written type would be silently ignored.
+    diags_.error(range(ctx.results()),
+                 "fn helper '" + name + "' cannot declare a result type; it returns the type of its return value")
+        .note("declare it with 'func' or 'shard_map' to give it result types");
+  }
   if (mesh && kind == FunctionKind::fn) {
     diags_.error(mesh->range, "fn helper '" + name + "' cannot name a mesh; it runs on the mesh of its caller")
         .note("declare it with 'func' or 'shard_map' to give it its own mesh");

@@ -128,6 +128,9 @@ INSTANTIATE_TEST_SUITE_P(
         TransformerCase{"fn f() { return g(a=1, a=2); }", "t.shard:1:24: error: keyword argument 'a' is given twice"},
         TransformerCase{"fn f() on grid { return 0; }",
                         "t.shard:1:11: error: fn helper 'f' cannot name a mesh; it runs on the mesh of its caller"},
+        TransformerCase{"fn f(x) -> i64[99] { return x; }",
+                        "t.shard:1:12: error: fn helper 'f' cannot declare a result type; it returns the type of its "
+                        "return value"},
         TransformerCase{"func f() unchecked { return 0; }",
                         "t.shard:1:10: error: 'unchecked' applies only to a shard_map, not to func 'f'"},
         TransformerCase{"mesh m = [X: 2] auto explicit;", "t.shard:1:22: error: the kind of mesh 'm' is given twice"},
