@@ -68,6 +68,9 @@ void Checker::declare_meshes_and_consts() {
 }
 
 void Checker::check_mesh(const ast::MeshDecl& d) {
+  // Known but null until it proves valid: a mesh with an error is reported once, here, and
+  // its uses (`on m`) report nothing more.
+  meshes_[d.name.name] = nullptr;
   auto mesh = std::make_unique<Mesh>();
   mesh->name = d.name.name;
   mesh->auto_mode = d.mesh_kind == ast::MeshKind::auto_;
@@ -160,7 +163,7 @@ void Checker::check_const(const ast::ConstDecl& d) {
 const Mesh* Checker::function_mesh(const ast::FunctionDecl& d) {
   if (d.mesh) {
     auto it = meshes_.find(d.mesh->name);
-    if (it != meshes_.end()) return it->second;
+    if (it != meshes_.end()) return it->second;  // null for a mesh with errors (reported with it)
     auto b = error(d.mesh->range, "unknown mesh '" + d.mesh->name + "'");
     if (!meshes_.empty()) b.note("declared meshes: " + [&] {
       std::string s;
@@ -169,10 +172,10 @@ const Mesh* Checker::function_mesh(const ast::FunctionDecl& d) {
     }());
     return nullptr;
   }
-  if (out_->meshes.size() == 1) return out_->meshes.front().get();
+  if (meshes_.size() == 1) return meshes_.begin()->second;
   error(d.name.range, std::string(ast::function_kind_name(d.function_kind)) + " '" + d.name.name +
                           "' needs `on MESH`")
-      .note(out_->meshes.empty() ? "the module declares no mesh" : "the module declares several meshes");
+      .note(meshes_.empty() ? "the module declares no mesh" : "the module declares several meshes");
   return nullptr;
 }
 

@@ -72,7 +72,7 @@ Value Checker::eval_name(const ast::NameExpr& e) {
   } else {
     auto b = error(e.range, "unknown name '" + e.name + "'");
     for (const auto& [name, m] : meshes_)
-      if (m->find_axis(e.name) && m != mesh())
+      if (m && m->find_axis(e.name) && m != mesh())  // null: a mesh with errors
         b.note("'" + e.name + "' is an axis of mesh " + name + ", but this code runs on " +
                (mesh() ? "mesh " + mesh()->name : std::string("no mesh")));
   }
