@@ -133,6 +133,9 @@ class Checker {
   void resolve_untaken(const ast::Expr& e, UntakenScopes& scopes);
   void resolve_untaken(const ast::TypeAnnotation& t, UntakenScopes& scopes);
   void resolve_untaken_target(const ast::Pattern& p, UntakenScopes& scopes);
+  // Whether a local name (let, var, for index, parameter) may be bound: not a built-in, a
+  // function, a const, a mesh or an axis of the current mesh (reported, located, if not).
+  bool bindable(const ast::Identifier& name);
   void bind(const ast::Pattern& p, const Value& v, bool is_var, const ast::TypeAnnotation* annotation);
   void assign(const ast::Pattern& p, const Value& v, const SourceRange& stmt_range);
   void check_results(const ast::FunctionDecl& d, const Value& v, const SourceRange& r);

@@ -112,7 +112,9 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
           ok = false;
         }
       }
-      ctx_->scopes.back().names[p.name.name] = Scope::Entry{args[i], false, p.name.range};
+      // As `let` (checked per call: the axes are the caller's mesh's).
+      ctx_->scopes.back().names[p.name.name] =
+          Scope::Entry{bindable(p.name) ? args[i] : Value::error(), false, p.name.range};
     }
     Value result = Value::error();
     if (ok) {

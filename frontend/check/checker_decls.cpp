@@ -260,7 +260,8 @@ void Checker::check_function(const ast::FunctionDecl& d) {
     Value v = emit("param", p, {}, local, {{"index", static_cast<std::int64_t>(i)}});
     f.param_names.push_back(p.name.name);
     f.bindings.push_back(Binding{p.name.name, p.id, p.name.range, local, v.id});
-    ctx.scopes.back().names[p.name.name] = Scope::Entry{v, false, p.name.range};
+    // A parameter follows the naming rule of `let`; one that breaks it is bound to an error.
+    ctx.scopes.back().names[p.name.name] = Scope::Entry{bindable(p.name) ? v : Value::error(), false, p.name.range};
   }
   try {
     exec_block(*d.body, false);

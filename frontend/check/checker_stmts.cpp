@@ -96,6 +96,24 @@ void Checker::exec_let(const ast::LetStmt& s) {
   bind(*s.target, v, s.is_var, s.type.get());
 }
 
+bool Checker::bindable(const ast::Identifier& name) {
+  const std::string& n = name.name;
+  if (is_builtin_name(n) || functions_.count(n) || consts_.count(n) || meshes_.count(n)) {
+    error(name.range, "'" + n + "' is " +
+                          (is_builtin_name(n) ? std::string("a built-in function")
+                           : functions_.count(n) ? std::string("a function")
+                           : consts_.count(n)    ? std::string("a const")
+                                                 : std::string("a mesh")) +
+                          " and cannot be rebound");
+    return false;
+  }
+  if (mesh() && mesh()->find_axis(n)) {
+    error(name.range, "'" + n + "' is an axis of mesh " + mesh()->name + " and cannot be rebound");
+    return false;
+  }
+  return true;
+}
+
 void Checker::bind(const ast::Pattern& p, const Value& v, bool is_var, const ast::TypeAnnotation* annotation) {
   switch (p.pattern_kind) {
     case ast::PatternKind::wildcard: return;
@@ -117,17 +135,10 @@ void Checker::bind(const ast::Pattern& p, const Value& v, bool is_var, const ast
     case ast::PatternKind::name: break;
   }
   const std::string& n = p.name.name;
-  if (is_builtin_name(n) || functions_.count(n) || consts_.count(n) || meshes_.count(n)) {
-    error(p.name.range, "'" + n + "' is " +
-                            (is_builtin_name(n) ? std::string("a built-in function")
-                             : functions_.count(n) ? std::string("a function")
-                             : consts_.count(n)    ? std::string("a const")
-                                                   : std::string("a mesh")) +
-                            " and cannot be rebound");
-    return;
-  }
-  if (mesh() && mesh()->find_axis(n)) {
-    error(p.name.range, "'" + n + "' is an axis of mesh " + mesh()->name + " and cannot be rebound");
+  if (!bindable(p.name)) {
+    // Bound to an error so that its uses report nothing more (they would otherwise reach
+    // the const, function or axis of that name).
+    ctx_->scopes.back().names[n] = Scope::Entry{Value::error(), is_var, p.name.range};
     return;
   }
   ctx_->scopes.back().names[n] = Scope::Entry{v, is_var, p.name.range};
