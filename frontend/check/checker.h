@@ -178,6 +178,10 @@ class Checker {
   std::int64_t ops_in_function_ = 0;
 };
 
+// A static int operand (or result) must fit the concrete integer dtype it is converted to:
+// the message when it does not (checker_exprs.cpp).
+std::optional<std::string> literal_fits(const Value& v, DType dt);
+
 // Built-in functions (builtins_*.cpp): the table of section 8 of docs/language.md.
 using BuiltinHandler = Value (*)(Checker& c, const ast::CallExpr& call);
 const BuiltinHandler* find_builtin(std::string_view name);

@@ -138,7 +138,8 @@ const char* op_name(ast::BinaryOp op) {
   return "?";
 }
 
-// A static int operand must fit the concrete integer dtype it is converted to.
+}  // namespace
+
 std::optional<std::string> literal_fits(const Value& v, DType dt) {
   if (!v.is_static_scalar()) return std::nullopt;
   auto* i = std::get_if<std::int64_t>(&*v.type.value);
@@ -147,8 +148,6 @@ std::optional<std::string> literal_fits(const Value& v, DType dt) {
     return std::nullopt;
   return "literal " + std::to_string(*i) + " does not fit int32";
 }
-
-}  // namespace
 
 Value Checker::binary_values(ast::BinaryOp op, const Value& a, const Value& b, const ast::Expr& node,
                              const SourceRange& op_range, const SourceRange& ra, const SourceRange& rb) {

@@ -2,6 +2,7 @@
 // `for` unrolling, static `if`, and `return` with the result checks (JAX's vma check
 // for shard_map outputs).
 #include "frontend/check/checker.h"
+#include "frontend/check/dtype_rules.h"
 #include "frontend/check/rules_collectives.h"
 #include "frontend/check/sharding_spec.h"
 #include "frontend/internal_error.h"
@@ -273,6 +274,24 @@ void Checker::check_results(const ast::FunctionDecl& d, const Value& v, const So
       continue;
     }
     Value m = val;
+    if (val.is_static_scalar() && want.is_array() && want.dims.empty()) {
+      // A static result joins the declared dtype as a static operand does (section 7): an
+      // int must fit it, and a float or int does not become a narrower kind (2.5 with
+      // int32 is float32).
+      if (auto msg = literal_fits(val, want.dtype)) {
+        error(r, *msg).note(where, "the result type is declared here");
+        continue;
+      }
+      DType joined = promote({val.type.dtype, val.type.weak}, {want.dtype, false}).dtype;
+      if (joined != want.dtype) {
+        error(r, std::string(ast::function_kind_name(d.function_kind)) + " '" + d.name.name + "' result " +
+                     std::to_string(i) + " is " + to_string(val.type) + ", which joins " +
+                     std::string(shard::dtype_name(want.dtype)) + " as " + std::string(shard::dtype_name(joined)) +
+                     ", but is declared " + to_string(want))
+            .note(where, "the result type is declared here");
+        continue;
+      }
+    }
     if (val.is_static_scalar()) {
       m = materialize(val, *d.body);
       // A literal returned as a scalar result takes the result's dtype (it is weak).
