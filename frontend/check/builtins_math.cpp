@@ -186,6 +186,12 @@ Value einsum(Checker& c, const ast::CallExpr& call) {
     c.error(a.range("spec"), "einsum's first argument must be a spec string like \"bd,df->bf\"");
     return Value::error();
   }
+  if (a.has("out") && a["out"].is_array()) {
+    // A third operand binds to `out` by position; "a sharding must be a list" would puzzle.
+    c.error(a.range("out"), "einsum takes one or two operands; the argument after them is the out= sharding")
+        .note("contract three operands in two steps: einsum(\"ij,jk->ik\", einsum(\"ij,jk->ik\", a, b), c)");
+    return Value::error();
+  }
   std::vector<Value> ops{a["a"]};
   if (a.has("b")) ops.push_back(a["b"]);
   for (std::size_t i = 0; i < ops.size(); ++i)
