@@ -253,7 +253,9 @@ void Checker::check_results(const ast::FunctionDecl& d, const Value& v, const So
   if (v.is_error()) return;
   CheckedFunction& f = *ctx_->out;
   std::vector<Value> values;
-  if (d.results.size() == 1 && !d.tuple_result) values.push_back(v);
+  // `return;` is the empty tuple: zero values (not one value that is a tuple) for the count.
+  const bool nothing = v.kind == Value::Kind::seq && v.items.empty();
+  if (d.results.size() == 1 && !d.tuple_result && !nothing) values.push_back(v);
   else if (v.kind == Value::Kind::seq) values = v.items;
   else values.push_back(v);
   if (values.size() != f.result_types.size()) {
