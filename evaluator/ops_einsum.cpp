@@ -55,10 +55,17 @@ namespace {
 HostTensor einsum_loops(const check::EinsumSpec& spec_in, const std::vector<HostTensor>& ops, const Sizes& size,
                         DType result) {
   const check::EinsumSpec* spec = &spec_in;
-  // Loop letters: the output's, then the summed ones.
+  // Loop letters: the output's, then the summed ones. Summed letters come from this spec's
+  // inputs, not from `size`: einsum_two passes the sizes of both operands when it reduces
+  // one of them, and looping over the other operand's letters would scale the sum.
   std::string loop = spec->output;
+  auto in_inputs = [&](char letter) {
+    for (const std::string& letters : spec->inputs)
+      if (letters.find(letter) != std::string::npos) return true;
+    return false;
+  };
   for (auto [letter, n] : size)
-    if (loop.find(letter) == std::string::npos) loop.push_back(letter);
+    if (loop.find(letter) == std::string::npos && in_inputs(letter)) loop.push_back(letter);
   Shape out_shape, inner_shape;
   for (char c : spec->output) out_shape.push_back(size.at(c));
   for (std::size_t j = spec->output.size(); j < loop.size(); ++j) inner_shape.push_back(size.at(loop[j]));

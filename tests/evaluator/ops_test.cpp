@@ -146,6 +146,32 @@ TEST(Einsum, MatmulBatchAndSummedLetters) {
   EXPECT_THROW(einsum("mk,kn->mn", {a, a}, DType::i32), EvalError);
 }
 
+// Two operands where a letter is in one operand only and not in the output: that operand is
+// summed over it first, and only over it (the other operand's letters must not scale the sum).
+// Expected values by hand.
+TEST(Einsum, LettersSummedInOneOperandOnly) {
+  HostTensor x = ints({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});  // summed over a: {4, 6, 8, 10}
+  HostTensor y = ints({4, 2}, {1, 0, 0, 1, 1, 1, 2, 0});
+  EXPECT_EQ(einsum("ac,cd->d", {x, y}, DType::i32).ints, (std::vector<std::int64_t>{32, 14}));
+  // In the second operand: y2 summed over c is {3, 7, 11}.
+  HostTensor x2 = ints({2, 3}, {1, 2, 3, 4, 5, 6});
+  HostTensor y2 = ints({3, 2}, {1, 2, 3, 4, 5, 6});
+  EXPECT_EQ(einsum("ab,bc->a", {x2, y2}, DType::i32).ints, (std::vector<std::int64_t>{50, 113}));
+  // With a batch letter b; u is [b][a][c] = 1..8, v is [b][c][d].
+  HostTensor u = ints({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});  // summed over a: {4, 6}, {12, 14}
+  HostTensor v = ints({2, 2, 2}, {1, 0, 0, 1, 1, 1, 2, 0});
+  EXPECT_EQ(einsum("bac,bcd->bd", {u, v}, DType::i32).ints, (std::vector<std::int64_t>{4, 6, 40, 12}));
+  // With a batch letter, summed in the second operand: w = 1..8 summed over d is {3, 7}, {11, 15}.
+  HostTensor w = ints({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  EXPECT_EQ(einsum("bac,bcd->ba", {u, w}, DType::i32).ints, (std::vector<std::int64_t>{17, 37, 145, 197}));
+  // Every letter summed in one operand only: sum(x2) * sum(y2) = 21 * 21.
+  EXPECT_EQ(einsum("ab,cd->", {x2, y2}, DType::i32).ints, (std::vector<std::int64_t>{441}));
+  // The finding's program in floats: every element is sum(arange(8)) = 28.
+  HostTensor f = einsum("ac,cd->d", {floats({2, 4}, {0, 1, 2, 3, 4, 5, 6, 7}), floats({4, 5}, std::vector<double>(20, 1.0))},
+                        DType::f32);
+  EXPECT_EQ(f.floats, (std::vector<float>(5, 28.0f)));
+}
+
 TEST(Einsum, BigProductsSplitOverThreadsGiveTheSameResult) {
   // 256x512 @ 512x300 is above the threshold where column tiles go to threads (2 tiles of 256
   // and 44 columns); integers make the check exact.
