@@ -4,6 +4,24 @@
 #include <cstdio>
 
 namespace shardc::eval {
+namespace {
+
+// |a - r| <= rel |r| + of_max max|r|, per float dtype (docs/language.md section 6.7): bf16 and
+// f16 get a few units of their own precision, because a sharded bf16/f16 reduction rounds
+// each device's partial result to the storage type before combining them.
+struct Tolerance {
+  double rel, of_max;
+};
+
+Tolerance tolerance_of(DType t) {
+  switch (t) {
+    case DType::bf16: return {0x1p-6, 0x1p-8};
+    case DType::f16: return {0x1p-9, 0x1p-11};
+    default: return {1e-4, 1e-5};
+  }
+}
+
+}  // namespace
 
 Comparison compare_to_reference(const HostTensor& a, const HostTensor& r) {
   Comparison c;
@@ -14,6 +32,7 @@ Comparison compare_to_reference(const HostTensor& a, const HostTensor& r) {
     return c;
   }
   std::int64_t n = r.size();
+  Tolerance tol = tolerance_of(r.dtype);
   double scale = 0, diff2 = 0, ref2 = 0;
   for (std::int64_t i = 0; i < n; ++i)
     if (std::isfinite(r.as_double(i))) scale = std::max(scale, std::fabs(r.as_double(i)));
@@ -27,7 +46,7 @@ Comparison compare_to_reference(const HostTensor& a, const HostTensor& r) {
     } else if (std::isinf(y) || std::isinf(x)) {
       good = x == y;
     } else {
-      good = std::fabs(x - y) <= 1e-4 * std::fabs(y) + 1e-5 * scale;
+      good = std::fabs(x - y) <= tol.rel * std::fabs(y) + tol.of_max * scale;
     }
     if (!a.is_float() || (std::isfinite(x) && std::isfinite(y))) {
       double d = a.is_float() ? x - y : static_cast<double>(a.ints[i] - r.ints[i]);

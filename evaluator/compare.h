@@ -1,7 +1,8 @@
 // Comparing a computed array (e.g. generated code's Array::to_host, read with
 // HostTensor::from_bytes) with the evaluator's reference, by the project's rule:
 //   integers and bools exactly;
-//   floats where |a - r| <= 1e-4 |r| + 1e-5 max|r| for every element (NaN only against NaN).
+//   floats where |a - r| <= 1e-4 |r| + 1e-5 max|r| for every element (NaN only against NaN);
+//   bf16 2^-6 |r| + 2^-8 max|r| and f16 2^-9 |r| + 2^-11 max|r| (docs/language.md 6.7).
 // Also the figures `shardc run` prints: max absolute error, normwise error and a digest.
 #pragma once
 

@@ -21,6 +21,21 @@ TEST(Compare, FloatsWithinTheProjectTolerance) {
   EXPECT_GT(c.normwise_error, 0);
 }
 
+// bf16 and f16 get their own, wider bounds (docs/language.md 6.7): a sharded reduction rounds
+// each device's partial sum to the storage type, so one unit in the last place is normal.
+TEST(Compare, HalfFloatsWithinTheirOwnTolerance) {
+  auto of = [](DType t, double v) { return HostTensor::from_floats(t, {1}, {v}); };
+  // bf16: 2^-6 |r| + 2^-8 max|r| = 9.5625 * (1/64 + 1/256) = 0.187; its ulp at 9.5 is 0.0625.
+  EXPECT_TRUE(compare_to_reference(of(DType::bf16, -9.625), of(DType::bf16, -9.5625)).ok);
+  EXPECT_FALSE(compare_to_reference(of(DType::bf16, -9.3125), of(DType::bf16, -9.5625)).ok);
+  // f16: 2^-9 |r| + 2^-11 max|r| = 1182 * (1/512 + 1/2048) = 2.89; its ulp at 1182 is 1.
+  EXPECT_TRUE(compare_to_reference(of(DType::f16, -1181), of(DType::f16, -1182)).ok);
+  EXPECT_TRUE(compare_to_reference(of(DType::f16, -1184), of(DType::f16, -1182)).ok);
+  EXPECT_FALSE(compare_to_reference(of(DType::f16, -1185), of(DType::f16, -1182)).ok);
+  // f32 keeps its own bound: the same one-unit difference is a mismatch there.
+  EXPECT_FALSE(compare_to_reference(of(DType::f32, -1181), of(DType::f32, -1182)).ok);
+}
+
 TEST(Compare, IntegersExactlyAndShapesMustAgree) {
   HostTensor a = HostTensor::from_ints(DType::i32, {2}, {1, 2});
   HostTensor b = HostTensor::from_ints(DType::i32, {2}, {1, 3});
