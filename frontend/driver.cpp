@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -32,12 +33,19 @@ namespace {
   return "--emit=?";
 }
 
-// Reads a whole file, or standard input for "-". Reports an unlocated error on failure.
+}  // namespace
+
 std::optional<std::string> read_input(const std::string& path, std::istream& in, Diagnostics& diags) {
   std::ostringstream text;
   if (path == "-") {
     text << in.rdbuf();
     return text.str();
+  }
+  // A directory opens as a stream that reads nothing, which would pass for an empty module.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    diags.error({}, "cannot read '" + path + "': " + std::strerror(EISDIR));
+    return std::nullopt;
   }
   std::ifstream file(path, std::ios::binary);
   if (!file) {
@@ -51,6 +59,8 @@ std::optional<std::string> read_input(const std::string& path, std::istream& in,
   }
   return text.str();
 }
+
+namespace {
 
 // parse -> [--emit=ast] -> check -> [--emit=types|layout] -> [code generation]
 void run_file(const std::string& path, const DriverOptions& options, std::istream& in, std::ostream& out,

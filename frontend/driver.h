@@ -25,6 +25,10 @@ struct DriverOptions {
   ParseLimits limits;
 };
 
+// Reads a whole source file, or standard input for "-". Reports an unlocated error (a missing
+// or unreadable file, a directory) and returns nothing on failure.
+std::optional<std::string> read_input(const std::string& path, std::istream& in, Diagnostics& diags);
+
 // Runs the pipeline on every input. Emitted text goes to `out`, diagnostics to `err`.
 // Returns the process exit status: 0 on success, 1 when any file had errors.
 int run_driver(const DriverOptions& options, std::istream& in, std::ostream& out, std::ostream& err);

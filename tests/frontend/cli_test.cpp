@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -142,6 +144,22 @@ TEST(Cli, MissingFileIsAnError) {
   CliRun r = shardc("--check /nonexistent/dir/x.shard");
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("shardc: error: cannot read '/nonexistent/dir/x.shard'"), std::string::npos) << r.output;
+}
+
+// A directory opens as a stream that reads nothing: it must not pass for an empty module, in
+// any mode (with -o it wrote C++ for one).
+TEST(Cli, DirectoryIsAnError) {
+  const std::filesystem::path dir = std::filesystem::path(write_temp("unused.shard", "")).parent_path();
+  const std::string input = (dir / "adir.shard").string(), out = (dir / "out").string();
+  std::filesystem::create_directories(input);
+  for (const std::string& mode : std::vector<std::string>{"--check", "--emit=ast", "-o '" + out + "'", "run"}) {
+    CliRun r = shardc(mode + " '" + input + "'");
+    EXPECT_EQ(r.status, 1) << mode << ": " << r.output;
+    EXPECT_NE(r.output.find("shardc: error: cannot read '" + input + "': Is a directory"), std::string::npos)
+        << mode << ": " << r.output;
+    EXPECT_EQ(r.output.find("Module"), std::string::npos) << mode << ": " << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "out" / "adir.shard.cpp"));
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "evaluator/format_numpy.h"
 #include "frontend/check/check.h"
 #include "frontend/defines.h"
+#include "frontend/driver.h"
 #include "frontend/internal_error.h"
 #include "frontend/parse.h"
 #include "run_config.h"
@@ -86,19 +87,18 @@ int run_command(const RunOptions& o) {
                  "the other modes)\n";
     return 2;
   }
-  std::ifstream in(o.file, std::ios::binary);
-  if (!in) {
-    std::cerr << "shardc run: cannot read " << o.file << "\n";
+  // The same reader as the other modes: a missing file or a directory is an error, not an empty module.
+  std::optional<std::string> text = read_input(o.file, std::cin, diags);
+  if (!text) {
+    diags.render(std::cerr);
     return 1;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
   std::shared_ptr<const check::CheckedModule> checked;
   std::optional<codegen::Module> lowered;
   codegen::GeneratedFiles files;
   // A broken invariant is reported as in the other modes (driver.cpp), not left to abort.
   try {
-    auto module = parse(text.str(), o.file, diags);
+    auto module = parse(*text, o.file, diags);
     if (module) checked = check::check(*module, defines, diags).module;
     if (checked && !diags.has_errors()) lowered = codegen::lower_module(checked, diags);
     if (lowered && !diags.has_errors())
