@@ -154,7 +154,9 @@ View View::sliced(int axis, std::int64_t start, std::int64_t size, std::int64_t 
   View v = *this;
   v.data = static_cast<const char*>(data) + offset * static_cast<std::int64_t>(dtype_size(dtype));
   v.shape[static_cast<std::size_t>(axis)] = size;
-  v.strides[static_cast<std::size_t>(axis)] *= step;
+  // One element or none never moves by the step, which may be near i64 max (x[::2**63-1]):
+  // multiplying it into the stride would overflow.
+  if (size > 1) v.strides[static_cast<std::size_t>(axis)] *= step;
   return v;
 }
 
@@ -163,7 +165,9 @@ MutView MutView::sliced(int axis, std::int64_t start, std::int64_t size, std::in
   MutView v = *this;
   v.data = static_cast<char*>(data) + offset * static_cast<std::int64_t>(dtype_size(dtype));
   v.shape[static_cast<std::size_t>(axis)] = size;
-  v.strides[static_cast<std::size_t>(axis)] *= step;
+  // One element or none never moves by the step, which may be near i64 max (x[::2**63-1]):
+  // multiplying it into the stride would overflow.
+  if (size > 1) v.strides[static_cast<std::size_t>(axis)] *= step;
   return v;
 }
 

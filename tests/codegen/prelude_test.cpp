@@ -4,6 +4,7 @@
 // in place), against naive loops.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -94,6 +95,19 @@ TEST(PreludeWindows, SlicesIndexesAndReshapesAreViewsOfTheBlock) {
   const Tensor want = prelude::einsum("ij,jk->ik", prelude::dynamic_slice(x, {2, 0}, {2, 6}), w, DType::f32);
   EXPECT_TRUE(product.same_bytes(want));
   EXPECT_THROW(prelude::matmul(chunks, in_view(w), DType::f32), shard::ShapeError);
+}
+
+// x[::9223372036854775807] has one row (as the checker says): neither the row count nor the
+// row stride may overflow on the way.
+TEST(PreludeWindows, SliceWithAStepNearI64MaxHasOneRow) {
+  Tensor x(DType::f32, {8, 6});
+  const std::int64_t huge = std::numeric_limits<std::int64_t>::max();
+  const k::View rows = prelude::slice_window(in_view(x), {0, 0}, {8, 6}, {huge, 1});
+  EXPECT_EQ(rows.data, x.as<float>());
+  EXPECT_EQ(rows.shape, (Shape{1, 6}));
+  EXPECT_EQ(rows.strides, (Shape{6, 1}));
+  EXPECT_EQ(prelude::slice_window(in_view(x), {3, 0}, {8, 6}, {huge - 1, 1}).shape, (Shape{1, 6}));
+  EXPECT_EQ(prelude::slice_window(in_view(x), {8, 0}, {8, 6}, {huge, 1}).shape, (Shape{0, 6}));
 }
 
 }  // namespace

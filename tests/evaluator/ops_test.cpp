@@ -189,6 +189,17 @@ TEST(Einsum, BigProductsSplitOverThreadsGiveTheSameResult) {
     }
 }
 
+// A step near i64 max: ceil(8 / step) = 1 row, without overflowing on the way.
+TEST(Shape, SliceWithAStepNearI64MaxHasOneRow) {
+  HostTensor x = ints({8, 2}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+  const std::int64_t huge = std::numeric_limits<std::int64_t>::max();
+  HostTensor s = slice(x, {0, 0}, {8, 2}, {huge, 1});
+  EXPECT_EQ(s.shape, (Shape{1, 2}));
+  EXPECT_EQ(s.ints, (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(slice(x, {3, 0}, {8, 2}, {huge - 1, 1}).ints, (std::vector<std::int64_t>{6, 7}));
+  EXPECT_EQ(slice(x, {8, 0}, {8, 2}, {huge, 1}).shape, (Shape{0, 2}));
+}
+
 TEST(Shape, ReshapeTransposeSlices) {
   HostTensor x = ints({2, 3}, {0, 1, 2, 3, 4, 5});
   EXPECT_EQ(transpose(x, {1, 0}).ints, (std::vector<std::int64_t>{0, 3, 1, 4, 2, 5}));
