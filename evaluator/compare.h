@@ -23,6 +23,10 @@ struct Comparison {
 
 Comparison compare_to_reference(const HostTensor& actual, const HostTensor& reference);
 
+// How far a float element may be from its reference value `r` under the rule above, when the
+// largest |r| of the array is `max_abs`; 0 for integers and bools (compared exactly).
+double tolerance(shard::DType dtype, double r, double max_abs);
+
 // A short stable digest of dtype, shape and data (FNV-1a 64 over the runtime's byte layout),
 // as 16 hex digits: equal arrays have equal digests on every machine.
 std::string digest(const HostTensor& t);

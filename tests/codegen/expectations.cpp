@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "evaluator/compare.h"
 #include "shard/kernels/float16.h"
 
 Expectations read_expectations(const std::string& path) {
@@ -72,14 +73,15 @@ PrintedNumbers parse_printed(const std::string& text) {
   return p;
 }
 
-std::string compare_values(const std::vector<double>& got, const std::vector<double>& want, bool floating,
+std::string compare_values(const std::vector<double>& got, const std::vector<double>& want, shard::DType dtype,
                            const std::vector<double>& slack) {
   if (got.size() != want.size())
     return "element counts differ: got " + std::to_string(got.size()) + ", expected " + std::to_string(want.size());
   double max_abs = 0;
   for (double w : want) max_abs = std::max(max_abs, std::fabs(w));
   for (std::size_t i = 0; i < got.size(); ++i) {
-    double tol = floating ? 1e-4 * std::fabs(want[i]) + 1e-5 * max_abs + (i < slack.size() ? slack[i] : 0) : 0;
+    const double tol =
+        shardc::eval::tolerance(dtype, want[i], max_abs) + (shard::is_floating(dtype) && i < slack.size() ? slack[i] : 0);
     bool both_nan = std::isnan(got[i]) && std::isnan(want[i]);
     if (!both_nan && !(std::fabs(got[i] - want[i]) <= tol)) {
       std::ostringstream s;

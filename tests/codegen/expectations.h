@@ -40,7 +40,8 @@ struct PrintedNumbers {
 };
 PrintedNumbers parse_printed(const std::string& text);
 
-// Empty when equal under the rule of examples/README.md (integers exactly; floats within
-// 1e-4*|e| + 1e-5*max|e| plus `slack[i]`); otherwise says where they differ.
-std::string compare_values(const std::vector<double>& got, const std::vector<double>& want, bool floating,
+// Empty when equal under the project's rule for `dtype` (evaluator/compare.h: integers exactly;
+// f32 within 1e-4*|e| + 1e-5*max|e|, bf16 and f16 within their own bounds) plus `slack[i]` for
+// floats; otherwise says where they differ.
+std::string compare_values(const std::vector<double>& got, const std::vector<double>& want, shard::DType dtype,
                            const std::vector<double>& slack = {});

@@ -3,7 +3,7 @@
 //   // expect-value: FUNC.return[.N] VALUE            -- at the file's own sizes
 //   // expect-equal: FUNC.return[.N] FUNC.return[.N]  -- at the small sizes of kSmallSizes
 //                                                        when the file is listed, else its own
-// Integers compare exactly; floats within |r - e| <= 1e-4 |e| + 1e-5 max|e| (plus one unit in
+// Integers compare exactly; floats by evaluator/compare.h's rule for their dtype (plus one unit in
 // the last printed digit for expect-value). Each evaluation is timed (the budget is 2 s).
 #include <gtest/gtest.h>
 
@@ -208,7 +208,7 @@ void expect_value(const HostTensor& got, const Expected& want, const std::string
       EXPECT_EQ(r, e) << where << " element " << i << "; got " << format_numpy(got);
       continue;
     }
-    double tol = 1e-4 * std::fabs(e) + 1e-5 * scale + want.last_digit[i];
+    const double tol = tolerance(got.dtype, e, scale) + want.last_digit[i];
     EXPECT_LE(std::fabs(r - e), tol) << where << " element " << i << ": " << r << " vs " << e << "; got "
                                      << format_numpy(got);
   }
