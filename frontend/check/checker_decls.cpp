@@ -293,6 +293,28 @@ void Checker::check_type_axes(const ast::TypeAnnotation& t, const Mesh& m) {
     for (const auto& a : *t.varying) mesh_axis(a, m);
 }
 
+std::optional<AxisSet> Checker::varying_set(const ast::TypeAnnotation& t, const Mesh* m, bool local) {
+  if (!t.varying) return AxisSet{0};
+  // Outside a shard_map body values are global (arrays and keys alike): nothing varies per device.
+  if (!local) {
+    error(t.range, "a {V:...} varying set is only meaningful inside a shard_map body");
+    return std::nullopt;
+  }
+  AxisSet set = 0;
+  if (!m) return set;
+  for (const auto& a : *t.varying) {
+    auto idx = mesh_axis(a, *m);
+    if (!idx) return std::nullopt;
+    const AxisSet bit = AxisSet{1} << *idx;
+    if (set & bit) {
+      error(a.range, "axis '" + a.name + "' is listed twice in {V:...}");
+      return std::nullopt;
+    }
+    set |= bit;
+  }
+  return set;
+}
+
 std::optional<Type> Checker::resolve_type(const ast::TypeAnnotation& t, bool in_body) {
   const Mesh* m = mesh();
   bool local = in_body && manual();
@@ -302,13 +324,9 @@ std::optional<Type> Checker::resolve_type(const ast::TypeAnnotation& t, bool in_
       return std::nullopt;
     }
     Type k = make_key(m, local);
-    if (t.varying && m) {
-      for (const auto& a : *t.varying) {
-        auto idx = mesh_axis(a, *m);
-        if (!idx) return std::nullopt;
-        k.varying |= AxisSet{1} << *idx;
-      }
-    }
+    auto varying = varying_set(t, m, local);
+    if (!varying) return std::nullopt;
+    k.varying = *varying;
     return k;
   }
   DType dt;
@@ -358,21 +376,13 @@ std::optional<Type> Checker::resolve_type(const ast::TypeAnnotation& t, bool in_
     }
     dims.push_back(std::move(dim));
   }
+  auto varying = varying_set(t, m, local);
+  if (!varying) return std::nullopt;
   if (local) {
     Type r = make_array(dt, std::move(dims), m);
     r.local = true;
-    if (t.varying) {
-      for (const auto& a : *t.varying) {
-        auto idx = mesh_axis(a, *m);
-        if (!idx) return std::nullopt;
-        r.varying |= AxisSet{1} << *idx;
-      }
-    }
+    r.varying = *varying;
     return r;
-  }
-  if (t.varying) {
-    error(t.range, "a {V:...} varying set is only meaningful inside a shard_map body");
-    return std::nullopt;
   }
   Type r = make_array(dt, std::move(dims), m);
   if (auto e = validate_global(r, "type")) {
