@@ -97,7 +97,8 @@ std::string shape_text(const std::vector<std::int64_t>& v) { return "shard::Shap
 
 }  // namespace
 
-std::string generated_stem(const Module& module) { return identifier(module.name); }
+std::string generated_stem(const Module& module) { return module.name; }
+std::string generated_namespace(const Module& module) { return identifier(module.name); }
 
 std::string CppEmitter::name(const Function& f, ValueId id) const {
   const Value& v = f.values.at(static_cast<std::size_t>(id));
@@ -391,9 +392,9 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
 
 GeneratedFiles CppEmitter::emit() {
   const check::CheckedModule& cm = *module_.checked;
-  const std::string stem = generated_stem(module_);
   mu::data ctx;
-  ctx.set("module", stem);
+  ctx.set("module", generated_namespace(module_));
+  ctx.set("file_stem", generated_stem(module_));
   ctx.set("source", options_.source_name);
   ctx.set("shardc_version", options_.shardc_version);
   ctx.set("prelude_version", std::string("1"));

@@ -54,7 +54,12 @@ class CppEmitter {
   Diagnostics& diags_;
 };
 
-// The generated files' name stem for a module: NAME in NAME.shard.h.
+// The generated files' name stem for a module: NAME in NAME.shard.h, the module name as the
+// file gives it (letters, digits and '_'; CMake's MAKE_C_IDENTIFIER of it is the same, so
+// shardc_add_library knows the files' names without running shardc).
 std::string generated_stem(const Module& module);
+// The module's C++ namespace under shardgen::: the stem, renamed when C++ reserves it
+// (`class.shard` is shardgen::class_).
+std::string generated_namespace(const Module& module);
 
 }  // namespace shardc::codegen

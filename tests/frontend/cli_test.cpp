@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,21 @@ TEST(Cli, KeyParametersAndResultsAreLocatedCodegenErrors) {
             std::string::npos)
       << r.output;
   EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(out) / "cli_keys.shard.cpp")) << r.output;
+}
+
+TEST(Cli, AKeywordModuleKeepsItsFileNamesAndRenamesItsNamespace) {
+  // shardc_add_library expects NAME.shard.h/.cpp for NAME.shard (CMake's MAKE_C_IDENTIFIER of the
+  // file name); only the namespace avoids the C++ keyword.
+  const std::string file = write_temp("class.shard", kGood);
+  const std::filesystem::path out = std::filesystem::path(file).parent_path() / "out";
+  CliRun r = shardc(file + " -o " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream header(out / "class.shard.h");
+  ASSERT_TRUE(header) << "no class.shard.h in " << out;
+  std::stringstream text;
+  text << std::ifstream(out / "class.shard.cpp").rdbuf();
+  EXPECT_NE(text.str().find("#include \"class.shard.h\""), std::string::npos);
+  EXPECT_NE(text.str().find("namespace shardgen::class_ {"), std::string::npos);
 }
 
 TEST(Cli, ErrorsExitWith1AndAreLocated) {

@@ -141,7 +141,7 @@ int run_command(const RunOptions& o) {
   const fs::path program = dir / "driver";
   const Toolchain tools = find_toolchain();
   std::string compile = std::string(SHARDC_RUN_CXX) + " -std=c++20 -O2 -fopenmp -w" +
-                        " -DSHARDC_RUN_HEADER='\"" + stem + ".shard.h\"' -DSHARDC_RUN_NAMESPACE=shardgen::" + stem +
+                        " -DSHARDC_RUN_HEADER='\"" + stem + ".shard.h\"' -DSHARDC_RUN_NAMESPACE=shardgen::" + codegen::generated_namespace(*lowered) +
                         " -I" + quoted(dir.string()) + " " + tools.includes + " " +
                         quoted((dir / (stem + ".shard.cpp")).string()) + " " + quoted(tools.driver) + " -o " +
                         quoted(program.string()) + " " + tools.libs;
