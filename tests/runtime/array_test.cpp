@@ -67,6 +67,26 @@ TEST(Array, ChecksHostSizesBlocksAndDevices) {
   EXPECT_THROW(Array::zeros(small, type), ArgumentError);  // the mesh needs 4 devices
 }
 
+TEST(Array, HostVectorsMustHoldTheDtypesElements) {
+  // Same size, other kind: an int vector for f32 (or float for i32) used to be reinterpreted.
+  Runtime rt{2};
+  const Mesh mesh({{"x", 2}});
+  const ArrayType f32(DType::f32, {4}, Sharding(mesh, {{"x"}}));
+  const ArrayType i32(DType::i32, {4}, Sharding(mesh, {{"x"}}));
+  const ArrayType i64(DType::i64, {4}, Sharding(mesh, {{"x"}}));
+  const ArrayType boolean(DType::boolean, {4}, Sharding(mesh, {{"x"}}));
+  EXPECT_THROW(Array::from_host(rt, f32, std::vector<int>(4)), ArgumentError);
+  EXPECT_THROW(Array::from_host(rt, i32, std::vector<float>(4)), ArgumentError);
+  EXPECT_THROW(Array::from_host(rt, i64, std::vector<double>(4)), ArgumentError);
+  const Array a = Array::from_host(rt, f32, std::vector<float>{1, 2, 3, 4});
+  EXPECT_THROW(a.to_host<std::int32_t>(), ArgumentError);
+  EXPECT_EQ(a.to_host<float>(), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(Array::from_host(rt, i32, std::vector<std::uint32_t>{1, 2, 3, 4}).to_host<std::int32_t>(),
+            (std::vector<std::int32_t>{1, 2, 3, 4}));
+  EXPECT_EQ(Array::from_host(rt, i64, std::vector<std::int64_t>{-1, 2, 3, 4}).to_host<std::int64_t>()[0], -1);
+  EXPECT_EQ(Array::from_host(rt, boolean, std::vector<std::uint8_t>{1, 0, 1, 0}).to_host<std::uint8_t>()[2], 1);
+}
+
 TEST(Array, FromBlocksTakesTheBlocksItIsGiven) {
   Runtime rt{8};
   const Mesh mesh({{"x", 4}}, 4);  // devices 4..7

@@ -4,7 +4,10 @@
 // global-view operations.
 #pragma once
 
+#include <cstdint>
 #include <cstring>
+#include <string>
+#include <type_traits>
 #include <optional>
 #include <vector>
 
@@ -26,8 +29,13 @@ class Array {
   static Array from_blocks(const Runtime& rt, ArrayType type, std::vector<Tensor> blocks);
   // Cuts a row-major host array of the global shape into the addressable devices' blocks.
   static Array from_host(const Runtime& rt, ArrayType type, const void* host);
+  // The typed forms check that T can hold the dtype's elements: float for f32, a 4- or 8-byte
+  // integer for i32 / i64, std::uint16_t (bit patterns) for bf16 and f16, bool or a 1-byte
+  // integer for bool; anything else (an int vector for an f32 array, say) is an ArgumentError,
+  // never a reinterpretation of the bits.
   template <class T>
   static Array from_host(const Runtime& rt, ArrayType type, const std::vector<T>& host) {
+    check_host_type<T>(type);
     check_host_elements(type, sizeof(T), host.size());
     return from_host(rt, std::move(type), static_cast<const void*>(host.data()));
   }
@@ -37,6 +45,7 @@ class Array {
   void to_host(void* host) const;
   template <class T>
   std::vector<T> to_host() const {
+    check_host_type<T>(type_);
     check_host_elements(type_, sizeof(T), static_cast<std::size_t>(shape_numel(type_.shape)));
     std::vector<T> out(static_cast<std::size_t>(shape_numel(type_.shape)));
     to_host(static_cast<void*>(out.data()));
@@ -59,6 +68,23 @@ class Array {
   Array(ArrayType type, int addressable_devices, Fill fill = Fill::zeros);
   void check_block(int device, const Tensor& block) const;
   static void check_host_elements(const ArrayType& type, std::size_t element_size, std::size_t count);
+  template <class T>
+  static void check_host_type(const ArrayType& type) {
+    bool fits = false;
+    switch (type.dtype) {
+      case DType::f32: fits = std::is_same_v<T, float>; break;
+      case DType::i32:
+      case DType::i64: fits = std::is_integral_v<T> && !std::is_same_v<T, bool>; break;
+      case DType::bf16:
+      case DType::f16: fits = std::is_same_v<T, std::uint16_t>; break;
+      case DType::boolean: fits = std::is_same_v<T, bool> || (std::is_integral_v<T> && sizeof(T) == 1); break;
+    }
+    if (!fits)
+      throw ArgumentError(std::string("a host vector of ") + (std::is_floating_point_v<T> ? "floating-point" : "integer") +
+                          " elements of " + std::to_string(sizeof(T)) + " bytes cannot hold the elements of " +
+                          type.to_string() +
+                          " (f32: float; i32/i64: a 4/8-byte integer; bf16/f16: uint16_t bit patterns; bool: uint8_t)");
+  }
   std::size_t slot(int device) const;
 
   ArrayType type_;
