@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
+#include <system_error>
 
 #include "cpu_affinity.h"
 #include "inprocess_communicator.h"
@@ -70,7 +71,17 @@ Runtime::Runtime(int devices, int cores) {
   workers_.reserve(devices);
   auto comm = std::make_unique<detail::InProcessCommunicator>(devices, waits_->device);
   for (int d = 0; d < devices; ++d) workers_.push_back(std::make_unique<Worker>(d, *comm));
-  for (auto& w : workers_) w->thread = std::thread([this, wp = w.get()] { worker_loop(*wp); });
+  for (std::size_t d = 0; d < workers_.size(); ++d) {
+    try {
+      workers_[d]->thread = std::thread([this, wp = workers_[d].get()] { worker_loop(*wp); });
+    } catch (const std::system_error& e) {
+      // Out of threads or memory: stop the ones started (a joinable std::thread left behind
+      // would terminate the process) and report it as an error the caller can catch.
+      stop_workers();
+      throw ArgumentError("a runtime of " + std::to_string(devices) + " devices could not start device thread " +
+                          std::to_string(d) + ": " + e.what());
+    }
+  }
   // The workers wait for their first call; placement and gates are settled before it (the
   // launch's release/acquire publishes them).
   if (busy > cores) {
@@ -100,14 +111,17 @@ bool Runtime::pin_devices(int cores) {
   return true;
 }
 
-Runtime::~Runtime() {
+Runtime::~Runtime() { stop_workers(); }
+
+void Runtime::stop_workers() noexcept {
   for (auto& w : workers_) {
     w->stop = true;
     w->signal.fetch_add(1, std::memory_order_release);
   }
   dispatch_.fetch_add(1, std::memory_order_release);
   dispatch_.notify_all();
-  for (auto& w : workers_) w->thread.join();
+  for (auto& w : workers_)
+    if (w->thread.joinable()) w->thread.join();
 }
 
 void Runtime::acquire(const Mesh& mesh) {

@@ -62,6 +62,8 @@ class Runtime {
 
   void run_erased(const Mesh& mesh, Erased fn, void* ctx);
   void worker_loop(Worker& w);
+  // Tells every started worker to return and joins it.
+  void stop_workers() noexcept;
   std::uint32_t wait_for_call(Worker& w, std::uint32_t seen);
   // Pins device d to the d % cores-th allowed CPU; false (and nothing pinned) when pinning is
   // turned off, fewer CPUs are allowed, or the system refuses.
