@@ -17,7 +17,15 @@ namespace {
 // A device thread that cannot be started (here: no address space left for its stack) is an
 // ArgumentError the caller can catch; it used to leave joinable threads behind and abort.
 // Address-space limits do not mix with the sanitizers' shadow memory, so their builds leave it out.
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+// (g++ defines __SANITIZE_ADDRESS__ / __SANITIZE_THREAD__; clang answers __has_feature.)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SHARD_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SHARD_TEST_SANITIZED 1
+#endif
+#endif
+#if !defined(SHARD_TEST_SANITIZED)
 // Exits 0 when a runtime too big for 512 MiB of address space throws the error it should.
 [[noreturn]] void start_runtime_without_address_space() {
   rlimit limit{};
