@@ -17,9 +17,11 @@ SourceRange join(const SourceRange& first, const SourceRange& last) {
 
 SourceFile::SourceFile(FileId id, std::string name, std::string text)
     : id_(id), name_(std::move(name)), text_(std::move(text)) {
+  // A line ends at "\n", "\r\n" or a lone "\r" (old Mac files), as editors count lines.
   line_starts_.push_back(0);
   for (std::uint32_t i = 0; i < text_.size(); ++i) {
-    if (text_[i] == '\n') line_starts_.push_back(i + 1);
+    const bool lone_cr = text_[i] == '\r' && (i + 1 == text_.size() || text_[i + 1] != '\n');
+    if (text_[i] == '\n' || lone_cr) line_starts_.push_back(i + 1);
   }
 }
 

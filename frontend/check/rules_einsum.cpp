@@ -23,9 +23,12 @@ Result<EinsumSpec> parse_einsum(std::string_view text) {
                       {"write the output explicitly, e.g. \"bd,df->bf\""});
   std::string cur;
   auto bad = [&](char c) {
-    return rule_error(ErrorClass::bad_argument,
-                      "einsum spec " + quoted(text) + " has an unexpected character '" + std::string(1, c) + "'",
-                      {"use one letter per dimension, operands separated by ',' and '->' before the output"});
+    // One byte of a multi-byte UTF-8 character would print as a broken character: name it instead.
+    const std::string what = static_cast<unsigned char>(c) >= 0x80 ? "a non-ASCII character"
+                                                                   : "an unexpected character '" + std::string(1, c) + "'";
+    return rule_error(ErrorClass::bad_argument, "einsum spec " + quoted(text) + " has " + what,
+                      {"use one ASCII letter (a-z, A-Z) per dimension, operands separated by ',' and '->' before "
+                       "the output"});
   };
   for (char c : text.substr(0, arrow)) {
     if (c == ' ') continue;

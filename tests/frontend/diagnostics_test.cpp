@@ -40,6 +40,17 @@ TEST(DiagnosticsRendering, MultiLineRangeUnderlinesToEndOfFirstLine) {
   EXPECT_EQ(diags.render(), "t.shard:1:4: error: span\nab cd\n   ^~\n");
 }
 
+TEST(DiagnosticsRendering, LinesEndAtLfCrLfOrALoneCr) {
+  // A file with CR-only line endings used to be one line: every error said line 1.
+  Diagnostics diags;
+  FileId id = diags.sources().add("t.shard", "a\rbc\r\nd $\ne");
+  const SourceFile& f = diags.sources().file(id);
+  EXPECT_EQ(f.line_count(), 4u);
+  EXPECT_EQ(f.line_text(2), "bc");
+  diags.error(SourceRange{id, f.location(8), f.location(9)}, "bad");
+  EXPECT_EQ(diags.render(), "t.shard:3:3: error: bad\nd $\n  ^\n");
+}
+
 TEST(DiagnosticsRendering, UnlocatedErrorsNameTheTool) {
   Diagnostics diags;
   diags.error({}, "cannot read 'x.shard': No such file or directory");
