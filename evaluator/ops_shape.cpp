@@ -85,9 +85,7 @@ HostTensor slice(const HostTensor& x, const std::vector<std::int64_t>& starts, c
       throw EvalError("slice [" + std::to_string(starts[d]) + ":" + std::to_string(limits[d]) + ":" +
                       std::to_string(steps[d]) + "] out of range for dimension " + std::to_string(d) + " of " +
                       shape_text(x.shape));
-    // ceil(span / step) without adding step - 1, which overflows for a step near i64 max.
-    std::int64_t span = limits[d] - starts[d];
-    shape.push_back(span / steps[d] + (span % steps[d] != 0 ? 1 : 0));
+    shape.push_back(shard::slice_count(starts[d], limits[d], steps[d]));
   }
   auto in_strides = strides_of(x.shape);
   HostTensor out = HostTensor::zeros(x.dtype, shape);

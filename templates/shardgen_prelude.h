@@ -162,14 +162,8 @@ inline Tensor transpose(const Tensor& x, const std::vector<int>& perm) {
 // x[starts:limits:steps].
 inline k::View slice_window(const k::View& x, const Shape& starts, const Shape& limits, const Shape& steps) {
   k::View v = x;
-  for (int d = 0; d < static_cast<int>(x.rank()); ++d) {
-    std::int64_t step = steps[d];
-    // ceil((limit - start) / step) without adding step - 1, which overflows for a step near
-    // i64 max (x[::9223372036854775807] has 1 row); as the checker computes it.
-    std::int64_t span = limits[d] > starts[d] ? limits[d] - starts[d] : 0;
-    std::int64_t count = span / step + (span % step != 0 ? 1 : 0);
-    v = v.sliced(d, starts[d], count, step);
-  }
+  for (int d = 0; d < static_cast<int>(x.rank()); ++d)
+    v = v.sliced(d, starts[d], shard::slice_count(starts[d], limits[d], steps[d]), steps[d]);
   return v;
 }
 

@@ -257,7 +257,7 @@ Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl) {
                             std::to_string(d) + " of size " + std::to_string(n) + " in " + to_string(x),
                         {"static slices must satisfy 0 <= begin <= end <= size (negative bounds count from the end); "
                          "they never clamp"});
-    std::int64_t out = (e - b) / s.step + ((e - b) % s.step != 0 ? 1 : 0);
+    std::int64_t out = shard::slice_count(b, e, s.step);
     if (out != n)
       if (auto err = divisible_after_change("slicing", x, d, out)) return *err;
     r.dims.push_back(Dim{out, x.dims[d].axes});

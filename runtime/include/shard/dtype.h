@@ -14,6 +14,15 @@ enum class DType : std::uint8_t { f32, bf16, f16, i32, i64, boolean };
 
 using Shape = std::vector<std::int64_t>;
 
+// How many elements a slice [start, limit) with `step` (> 0) keeps: ceil((limit - start) /
+// step), 0 when limit <= start. Computed without adding step - 1, which overflows for a step
+// near i64 max (x[::9223372036854775807] keeps 1 element). The checker, the evaluator and the
+// generated code all count slices with it, so they agree on every shape.
+constexpr std::int64_t slice_count(std::int64_t start, std::int64_t limit, std::int64_t step) {
+  const std::int64_t span = limit > start ? limit - start : 0;
+  return span / step + (span % step != 0 ? 1 : 0);
+}
+
 constexpr std::size_t dtype_size(DType t) {
   switch (t) {
     case DType::f32: return 4;
