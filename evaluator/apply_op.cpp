@@ -76,7 +76,6 @@ std::vector<int> reduce_axes(const Call& c) {
   return axes;
 }
 
-
 HostTensor slice_op(const Call& c) {
   return slice(c.arg(0), attr_ints(c.op, "starts"), attr_ints(c.op, "limits"), attr_ints(c.op, "steps"),
                attr_ints(c.op, "squeezed"));

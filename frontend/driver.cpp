@@ -127,18 +127,22 @@ bool checker_available() {
 #endif
 }
 
+void report_internal_errors(Diagnostics& diags, const std::function<void()>& step) {
+  try {
+    step();
+  } catch (const InternalError& e) {
+    diags.error({}, e.what());
+  } catch (const std::exception& e) {
+    diags.error({}, std::string("internal compiler error: ") + e.what());
+  }
+}
+
 int run_driver(const DriverOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
   bool failed = false;
   for (const std::string& path : options.inputs) {
     // One Diagnostics per file: each file's errors are rendered together, after its output.
     Diagnostics diags;
-    try {
-      run_file(path, options, in, out, diags);
-    } catch (const InternalError& e) {
-      diags.error({}, e.what());
-    } catch (const std::exception& e) {
-      diags.error({}, std::string("internal compiler error: ") + e.what());
-    }
+    report_internal_errors(diags, [&] { run_file(path, options, in, out, diags); });
     out.flush();
     diags.render(err);
     failed = failed || diags.has_errors();

@@ -3,6 +3,7 @@
 // code generation after check): add an EmitKind and a step in run_file (driver.cpp).
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -28,6 +29,11 @@ struct DriverOptions {
 // Reads a whole source file, or standard input for "-". Reports an unlocated error (a missing
 // or unreadable file, a directory) and returns nothing on failure.
 std::optional<std::string> read_input(const std::string& path, std::istream& in, Diagnostics& diags);
+
+// Runs `step`; an exception it lets out becomes an unlocated error in `diags` instead of ending
+// the process: an InternalError (a broken invariant) with its own text, anything else as an
+// "internal compiler error". Every mode of the CLI runs its pipeline through it.
+void report_internal_errors(Diagnostics& diags, const std::function<void()>& step);
 
 // Runs the pipeline on every input. Emitted text goes to `out`, diagnostics to `err`.
 // Returns the process exit status: 0 on success, 1 when any file had errors.

@@ -69,10 +69,10 @@ class Checker {
   // An array operand (static scalars are accepted as weak rank-0 operands).
   bool need_array(const Value& v, const SourceRange& r, std::string_view what, bool allow_static = true);
 
-  // Resolves a written type in the current view (global in a func, local in a shard_map).
   // The {V:...} set of a written type (empty when there is none); an error for a set outside a
   // shard_map body, an unknown axis or an axis listed twice.
   std::optional<AxisSet> varying_set(const ast::TypeAnnotation& t, const Mesh* m, bool local);
+  // Resolves a written type in the current view (global in a func, local in a shard_map).
   std::optional<Type> resolve_type(const ast::TypeAnnotation& t, bool in_body);
   // The index of axis `a` in mesh `m`; reports "unknown axis", with a note listing m's axes.
   std::optional<int> mesh_axis(const ast::Identifier& a, const Mesh& m);

@@ -21,7 +21,6 @@
 #include "frontend/check/check.h"
 #include "frontend/defines.h"
 #include "frontend/driver.h"
-#include "frontend/internal_error.h"
 #include "frontend/parse.h"
 #include "run_config.h"
 
@@ -96,18 +95,13 @@ int run_command(const RunOptions& o) {
   std::shared_ptr<const check::CheckedModule> checked;
   std::optional<codegen::Module> lowered;
   codegen::GeneratedFiles files;
-  // A broken invariant is reported as in the other modes (driver.cpp), not left to abort.
-  try {
+  report_internal_errors(diags, [&] {
     auto module = parse(*text, o.file, diags);
     if (module) checked = check::check(*module, defines, diags).module;
     if (checked && !diags.has_errors()) lowered = codegen::lower_module(checked, diags);
     if (lowered && !diags.has_errors())
       files = codegen::CppEmitter(*lowered, {fs::path(o.file).filename().string(), "run"}, diags).emit();
-  } catch (const InternalError& e) {
-    diags.error({}, e.what());
-  } catch (const std::exception& e) {
-    diags.error({}, std::string("internal compiler error: ") + e.what());
-  }
+  });
   if (diags.has_errors()) {
     diags.render(std::cerr);
     return 1;
