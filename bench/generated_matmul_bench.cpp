@@ -6,9 +6,9 @@
 // arguments (lhs [.., K] @ rhs [K, N]). The sharded side is the generated entry point called on a
 // Runtime with as many devices as the program's mesh (4 or 8), as a user would make it, so that
 // its device threads share all the cores between them; Arrays are made once (argument checks,
-// result allocation and the launch included: what a user pays per call). The single side is shard::kernels::matmul of the
-// global operands on the caller's thread and its OpenMP team (both cores), into a preallocated
-// result, plus the elementwise work the program does besides the matmul, done once globally
+// result allocation and the launch included: what a user pays per call). The single side is
+// shard::kernels::matmul of the global operands on the caller's thread and its OpenMP team (all
+// the cores), into a preallocated result, plus the elementwise work the program does besides the matmul, done once globally
 // (matmul_square: square of lhs; sigmoid_layer: + bias, sigmoid). Reshards of the result
 // (explicit_matmul's replicated and [tp,dp] outputs) have no single-device counterpart: there
 // the baseline covers the matmul only, and the summary says so.

@@ -30,8 +30,8 @@ class Array {
   // Cuts a row-major host array of the global shape into the addressable devices' blocks.
   static Array from_host(const Runtime& rt, ArrayType type, const void* host);
   // The typed forms check that T can hold the dtype's elements: float for f32, a 4- or 8-byte
-  // integer for i32 / i64, std::uint16_t (bit patterns) for bf16 and f16, bool or a 1-byte
-  // integer for bool; anything else (an int vector for an f32 array, say) is an ArgumentError,
+  // integer for i32 / i64, std::uint16_t (bit patterns) for bf16 and f16, a 1-byte integer
+  // (std::uint8_t) for bool; anything else (an int vector for an f32 array, say) is an ArgumentError,
   // never a reinterpretation of the bits.
   template <class T>
   static Array from_host(const Runtime& rt, ArrayType type, const std::vector<T>& host) {
