@@ -98,10 +98,16 @@ function(shardc_add_library NAME)
 
     set(header "${ARG_OUTPUT_DIR}/${module}.shard.h")
     set(implementation "${ARG_OUTPUT_DIR}/${module}.shard.cpp")
+    # shardc leaves a file whose text is unchanged untouched, so that an edit that does not
+    # change the C++ recompiles nothing under Ninja (it restats outputs). Make does not restat:
+    # it saw those untouched outputs older than their inputs and ran shardc on every build. The
+    # stamp, touched after each run, is the first output, which Make compares with the inputs.
+    set(stamp "${ARG_OUTPUT_DIR}/${module}.shard.stamp")
     add_custom_command(
-      OUTPUT "${header}" "${implementation}"
+      OUTPUT "${stamp}" "${header}" "${implementation}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${ARG_OUTPUT_DIR}"
       COMMAND shardc::shardc "${source_path}" ${define_flags} -o "${ARG_OUTPUT_DIR}"
+      COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
       DEPENDS "${source_path}" shardc::shardc ${template_files}
       COMMENT "shardc: generating ${module}.shard.h/.cpp from ${file_name}"
       VERBATIM)

@@ -102,6 +102,17 @@ if(has_codegen MATCHES "=(ON|TRUE|1)$")
     message(FATAL_ERROR "editing ${regen_source} did not regenerate ${header}: ${marks}")
   endif()
   message(STATUS "regeneration after an edit: ok")
+
+  # 5. A build with nothing changed runs no shardc. Make does not restat outputs: before the
+  #    stamp (ShardcAddLibrary.cmake), it reran shardc on every build once an edit had left the
+  #    generated files, which shardc does not rewrite when unchanged, older than the .shard.
+  file(APPEND "${regen_source}" "// a comment: the generated C++ does not change\n")
+  run_step("rebuilding downstream/ after a comment" "${CMAKE_COMMAND}" --build "${build}")
+  run_step("rebuilding downstream/ unchanged" "${CMAKE_COMMAND}" --build "${build}")
+  if(step_output MATCHES "shardc: generating")
+    message(FATAL_ERROR "a build with nothing changed ran shardc again:\n${step_output}")
+  endif()
+  message(STATUS "no regeneration when nothing changed: ok")
 else()
   message(STATUS "the installed shardc generates no C++ yet: examples and regeneration not tested")
 endif()
