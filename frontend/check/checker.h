@@ -113,6 +113,10 @@ class Checker {
   // A func or shard_map that reaches itself through calls is an error at the call that closes
   // the cycle (checker_calls.cpp): each call is traced once, as a call op, so nothing would end it.
   void check_call_cycles();
+  // Errors do not show where a value came from: each error reported since diagnostic
+  // `first` whose quoted text names a const that -D replaced gets a note saying so (the
+  // first error gets one listing every -D when none names one).
+  void note_overridden_consts(std::size_t first);
   struct Signature {
     const Mesh* mesh = nullptr;
     std::vector<Type> params, results;
@@ -173,6 +177,12 @@ class Checker {
     SourceRange range;  // the first call
   };
   std::vector<CallEdge> call_edges_;
+  struct Override {
+    std::string name;
+    SourceRange declared_value;  // the value in the file, which -D replaced
+    std::string declared, given;
+  };
+  std::vector<Override> overrides_;
   std::set<std::pair<const ast::FunctionDecl*, const ast::FunctionDecl*>> traced_calls_;  // those edges
   FunctionContext* ctx_ = nullptr;
   // (file, offset, message) of every reported error: an error inside an unrolled loop or

@@ -1,6 +1,8 @@
 // Module level: meshes, consts with -D overrides, function signatures, and the loop
 // that traces every func and shard_map.
 #include <algorithm>
+#include <cctype>
+#include <string_view>
 
 #include "frontend/check/checked_math.h"
 #include "frontend/check/checker.h"
@@ -31,14 +33,57 @@ Checker::Checker(const ast::Module& module, const Defines& defines, Diagnostics&
 }
 
 std::shared_ptr<CheckedModule> Checker::run() {
-  std::size_t errors_before = diags_.error_count();
+  std::size_t errors_before = diags_.error_count(), first_diagnostic = diags_.size();
   declare_meshes_and_consts();
   for (const auto& d : module_.decls)
     if (auto* f = ast::dyn_cast<ast::FunctionDecl>(d.get()); f && f->function_kind != ast::FunctionKind::fn)
       check_function(*f);
   check_call_cycles();
-  if (diags_.error_count() != errors_before) return nullptr;
+  if (diags_.error_count() != errors_before) {
+    note_overridden_consts(first_diagnostic);
+    return nullptr;
+  }
   return out_;
+}
+
+namespace {
+
+// Whether `text` contains `name` as a whole identifier.
+bool names_identifier(std::string_view text, std::string_view name) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (auto at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    bool starts = at == 0 || !ident(text[at - 1]);
+    bool ends = at + name.size() == text.size() || !ident(text[at + name.size()]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Checker::note_overridden_consts(std::size_t first) {
+  if (overrides_.empty()) return;
+  bool any_named = false;
+  std::size_t first_error = diags_.size();
+  for (std::size_t i = first; i < diags_.size(); ++i) {
+    const Diagnostic& d = diags_.diagnostics()[i];
+    if (d.severity != Severity::error) continue;
+    first_error = std::min(first_error, i);
+    if (!d.range.valid()) continue;
+    const std::string& text = diags_.sources().file(d.range.file).text();
+    std::string_view quoted = std::string_view(text).substr(d.range.begin.offset, d.range.end.offset - d.range.begin.offset);
+    for (const Override& o : overrides_) {
+      if (!names_identifier(quoted, o.name)) continue;
+      DiagnosticBuilder(&diags_, i).note(o.declared_value, "'" + o.name + "' is " + o.given + " here: -D " + o.name +
+                                                                "=" + o.given + " replaces the declared " + o.declared);
+      any_named = true;
+    }
+  }
+  if (any_named || first_error == diags_.size()) return;
+  std::string list;
+  for (const Override& o : overrides_)
+    list += (list.empty() ? "" : ", ") + ("-D " + o.name + "=" + o.given + " (declared " + o.declared + ")");
+  DiagnosticBuilder(&diags_, first_error).note("this module was checked with " + list);
 }
 
 void Checker::declare_meshes_and_consts() {
@@ -153,6 +198,7 @@ void Checker::check_const(const ast::ConstDecl& d) {
     else
       cv.value = def.value;
     cv.overridden = true;
+    overrides_.push_back({d.name.name, d.value->range, format_static(*v.type.value), def.text});
   }
   Type t = v.type;
   t.value = cv.value;
