@@ -6,8 +6,10 @@
 #include <cctype>
 #include <iomanip>
 #include <limits>
+#include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "codegen/embedded_templates.h"
 #include "codegen/overwritten_fills.h"
@@ -36,16 +38,32 @@ const std::set<std::string> kReserved = {
     "final", "override", "import", "module", "NULL", "EOF", "assert", "errno", "stdin", "stdout", "stderr",
     "offsetof",
     // what the generated code declares or uses unqualified
-    "rt", "dev", "p", "blocks", "result0", "result1", "Tensor", "DType", "shard", "std", "detail"};
+    "rt", "dev", "p", "blocks", "result0", "result1", "Tensor", "DType", "shard", "std", "detail",
+    "ParameterlessFunction", "parameterless_functions", "FunctionInfo", "all_functions"};
 
+// '_' and a capital starts a name reserved to the implementation (macros like _X): such a name
+// gets "v_" in front. So does a name that already starts with "v_" followed by such a name, so
+// that two .shard names never become one C++ name: every prefixed result needs the prefix by
+// this rule, and no unprefixed one does.
+bool needs_prefix(std::string_view name) {
+  if (name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1]))) return true;
+  return name.starts_with("v_") && needs_prefix(name.substr(2));
+}
+
+// The same for the trailing '_' of a reserved name: `class` is `class_`, so `class_` is `class__`.
+bool needs_suffix(std::string_view name) {
+  if (kReserved.count(std::string(name))) return true;
+  return name.ends_with('_') && needs_suffix(name.substr(0, name.size() - 1));
+}
+
+// .shard names and module names (module_name_for_file) are C identifiers already.
 std::string identifier(std::string name) {
-  for (char& c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
-  // A name starting with '_' and a capital is reserved to the implementation (macros like _X).
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) ||
-      (name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1]))))
-    name = "v_" + name;
-  if (kReserved.count(name)) name += "_";
+  SHARDC_ASSERT(!name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                    std::all_of(name.begin(), name.end(),
+                                [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }),
+                "not a C identifier: '" + name + "'");
+  if (needs_prefix(name)) name = "v_" + name;
+  if (needs_suffix(name)) name += "_";
   return name;
 }
 
@@ -94,6 +112,11 @@ const char* binary_enum(const std::string& fn) {
 }
 
 std::string shape_text(const std::vector<std::int64_t>& v) { return "shard::Shape" + ints_text(v); }
+
+// The type helper the header declares beside function F: F_in0_type, F_out1_type, ...
+std::string helper_name(const std::string& function, const char* in_out, std::size_t index) {
+  return identifier(function) + "_" + in_out + std::to_string(index) + "_type";
+}
 
 }  // namespace
 
@@ -390,6 +413,54 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
   return "";
 }
 
+void CppEmitter::check_namespace_names() {
+  // What each name at namespace scope of the generated header stands for. The .shard names
+  // are distinct and identifier() keeps them so; what can clash is a .shard name with the
+  // type helpers of a function (`f_in0_type` beside f's parameter 0).
+  std::map<std::string, std::string> taken;
+  const check::CheckedModule& cm = *module_.checked;
+  for (const check::ConstValue& c : cm.consts) taken.emplace(identifier(c.name), "const '" + c.name + "'");
+  for (const auto& m : cm.meshes) taken.emplace(identifier(m->name), "the accessor of mesh '" + m->name + "'");
+  for (const Function& f : module_.functions) taken.emplace(identifier(f.name), "function '" + f.name + "'");
+  for (const Function& f : module_.functions) {
+    const check::CheckedFunction* cf = cm.find_function(f.name);
+    SourceRange where = cf && cf->decl ? cf->decl->name.range : SourceRange{};
+    auto claim = [&](const char* in_out, std::size_t i) {
+      std::string helper = helper_name(f.name, in_out, i);
+      auto [it, fresh] = taken.emplace(helper, "");
+      if (fresh) return;
+      diags_
+          .error(where, "the generated C++ would declare '" + helper + "' twice: as the type of " +
+                            (in_out == std::string("in") ? "parameter " : "result ") + std::to_string(i) + " of '" +
+                            f.name + "' and as " + it->second)
+          .note("each function F gets F_inN_type() and F_outN_type() beside it; rename one of the two");
+    };
+    for (std::size_t i = 0; i < f.param_types.size(); ++i) claim("in", i);
+    for (std::size_t i = 0; i < f.result_types.size(); ++i) claim("out", i);
+  }
+}
+
+std::vector<std::string> CppEmitter::entry_arguments(const Function& f) const {
+  // The entry point's body also names its mesh's accessor, its type helpers and its result
+  // locals: an argument named like one of them gets '_' appended until it is not (the header
+  // declares the same names, so what a reader sees there is what the body uses).
+  std::set<std::string> body_names = {identifier(f.mesh->name)};
+  for (std::size_t i = 0; i < f.param_types.size(); ++i) body_names.insert(helper_name(f.name, "in", i));
+  for (std::size_t i = 0; i < f.result_types.size(); ++i) {
+    body_names.insert(helper_name(f.name, "out", i));
+    body_names.insert("result" + std::to_string(i));
+    body_names.insert("result" + std::to_string(i) + "_blocks");
+  }
+  std::vector<std::string> args;
+  for (const std::string& param : f.param_names) {
+    std::string arg = identifier(param);
+    while (body_names.count(arg)) arg += "_";
+    body_names.insert(arg);
+    args.push_back(arg);
+  }
+  return args;
+}
+
 GeneratedFiles CppEmitter::emit() {
   const check::CheckedModule& cm = *module_.checked;
   mu::data ctx;
@@ -437,6 +508,8 @@ GeneratedFiles CppEmitter::emit() {
   }
   ctx.set("meshes", meshes);
 
+  check_namespace_names();
+
   mu::data functions{mu::data::type::list};
   mu::data parameterless{mu::data::type::list};
   for (const Function& f : module_.functions) {
@@ -462,6 +535,7 @@ GeneratedFiles CppEmitter::emit() {
     std::string device_sig = "std::tuple<";
     std::string device_args = "dev";
     mu::data params{mu::data::type::list};
+    const std::vector<std::string> args = entry_arguments(f);
     for (std::size_t i = 0; i < f.param_types.size(); ++i) {
       const check::Type& t = f.param_types[i];
       if (t.kind != check::TypeKind::array) {
@@ -472,7 +546,7 @@ GeneratedFiles CppEmitter::emit() {
         continue;
       }
       mu::data pd;
-      std::string arg = identifier(f.param_names[i]);
+      const std::string& arg = args[i];
       pd.set("function", fname);
       pd.set("shard_function", f.name);
       pd.set("mesh", mesh);

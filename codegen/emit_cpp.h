@@ -35,6 +35,12 @@ class CppEmitter {
   GeneratedFiles emit();
 
  private:
+  // Reports a name the generated header would declare twice (a .shard name that is also a
+  // function's type helper).
+  void check_namespace_names();
+  // The C++ names of f's entry point arguments: its parameters' names, kept clear of the
+  // names the entry point's body uses.
+  std::vector<std::string> entry_arguments(const Function& f) const;
   std::vector<std::string> function_body(const Function& f);
   std::string statement(const Function& f, const Instr& instr);
   std::string name(const Function& f, ValueId id) const;

@@ -113,6 +113,30 @@ TEST(Cli, AKeywordModuleKeepsItsFileNamesAndRenamesItsNamespace) {
   text << std::ifstream(out / "class.shard.cpp").rdbuf();
   EXPECT_NE(text.str().find("#include \"class.shard.h\""), std::string::npos);
   EXPECT_NE(text.str().find("namespace shardgen::class_ {"), std::string::npos);
+
+  // class_.shard beside it gets its own namespace, so both can link into one program.
+  const std::string other = write_temp("class_.shard", kGood);
+  r = shardc(other + " -o " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::stringstream other_text;
+  other_text << std::ifstream(out / "class_.shard.cpp").rdbuf();
+  EXPECT_NE(other_text.str().find("namespace shardgen::class__ {"), std::string::npos);
+}
+
+TEST(Cli, ANameThatIsAlsoATypeHelperIsALocatedCodegenError) {
+  // The header declares g_in0_type() beside g: a function of that name would be declared twice.
+  const std::string file = write_temp("cli_helper_clash.shard",
+                                      "mesh m = [X: 2];\n"
+                                      "func g(x: f32[4@X]) -> f32[4@X] on m { return x; }\n"
+                                      "func g_in0_type() -> f32[4] on m { return zeros(f32[4]); }\n");
+  const std::string out = std::filesystem::path(file).parent_path() / "out_clash";
+  CliRun r = shardc(file + " -o " + out);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("cli_helper_clash.shard:2:6: error: the generated C++ would declare 'g_in0_type' twice: "
+                          "as the type of parameter 0 of 'g' and as function 'g_in0_type'"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(out) / "cli_helper_clash.shard.cpp")) << r.output;
 }
 
 TEST(Cli, ErrorsExitWith1AndAreLocated) {
