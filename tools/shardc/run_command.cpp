@@ -58,6 +58,7 @@ Toolchain find_toolchain() {
 }
 
 int run_shell(const std::string& command) {
+  std::cout.flush();  // what we printed goes before the child's output, also into a pipe
   int status = std::system(command.c_str());
   return status == -1 ? -1 : WEXITSTATUS(status);
 }
