@@ -101,6 +101,7 @@ class Checker {
     bool unchecked = false;
     std::vector<Scope> scopes;                        // innermost last
     std::vector<const ast::FunctionDecl*> fn_stack;   // inlined fns, for cycles and depth
+    std::vector<SourceRange> fn_calls;                // the call that inlined each of them
     std::optional<Value> returned;
   };
 

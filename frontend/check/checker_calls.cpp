@@ -98,6 +98,7 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
     ctx_->scopes.emplace_back();
     ctx_->returned.reset();
     ctx_->fn_stack.push_back(&callee);
+    ctx_->fn_calls.push_back(call.range);
     bool ok = true;
     for (std::size_t i = 0; i < args.size() && ok; ++i) {
       const ast::Param& p = *callee.params[i];
@@ -122,6 +123,7 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
         exec_block(*callee.body, false);
       } catch (...) {
         ctx_->fn_stack.pop_back();
+        ctx_->fn_calls.pop_back();
         ctx_->scopes = std::move(saved);
         ctx_->returned = std::move(saved_return);
         throw;
@@ -129,6 +131,7 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
       if (ctx_->returned) result = *ctx_->returned;
     }
     ctx_->fn_stack.pop_back();
+    ctx_->fn_calls.pop_back();
     ctx_->scopes = std::move(saved);
     ctx_->returned = std::move(saved_return);
     return result;

@@ -24,9 +24,16 @@ void Checker::report(const RuleError& e, const SourceRange& whole, const std::ve
 void Checker::count_op(const SourceRange& r) {
   if (!ctx_) return;
   if (++ops_in_function_ > options_.max_unrolled_ops) {
-    error(r, "function '" + ctx_->out->name + "' unrolls to more than " + std::to_string(options_.max_unrolled_ops) +
-                 " operations")
-        .note("for loops are unrolled and fn calls inlined at check time; use fewer iterations");
+    auto e = error(r, "function '" + ctx_->out->name + "' unrolls to more than " +
+                          std::to_string(options_.max_unrolled_ops) + " operations");
+    e.note("for loops are unrolled and fn calls inlined at check time; use fewer iterations");
+    // The error's place may be deep in an fn helper: say which call of the function's own
+    // body led there.
+    if (!ctx_->fn_calls.empty())
+      e.note(ctx_->fn_calls.front(), "reached inside '" + ctx_->fn_stack.back()->name.name + "', " +
+                                         std::to_string(ctx_->fn_calls.size()) + " fn call" +
+                                         (ctx_->fn_calls.size() == 1 ? "" : "s") + " deep from this call in '" +
+                                         ctx_->out->name + "'");
     throw TraceLimitReached{};
   }
 }
