@@ -161,14 +161,9 @@ View View::sliced(int axis, std::int64_t start, std::int64_t size, std::int64_t 
 }
 
 MutView MutView::sliced(int axis, std::int64_t start, std::int64_t size, std::int64_t step) const {
-  const auto offset = slice_offset(shape, strides, axis, start, size, step);
-  MutView v = *this;
-  v.data = static_cast<char*>(data) + offset * static_cast<std::int64_t>(dtype_size(dtype));
-  v.shape[static_cast<std::size_t>(axis)] = size;
-  // One element or none never moves by the step, which may be near i64 max (x[::2**63-1]):
-  // multiplying it into the stride would overflow.
-  if (size > 1) v.strides[static_cast<std::size_t>(axis)] *= step;
-  return v;
+  // The same window as the read-only view's, over memory this view may write.
+  View v = as_view().sliced(axis, start, size, step);
+  return MutView{const_cast<void*>(v.data), dtype, std::move(v.shape), std::move(v.strides)};
 }
 
 View View::broadcast_to(const Shape& target) const {
