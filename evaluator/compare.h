@@ -27,6 +27,13 @@ Comparison compare_to_reference(const HostTensor& actual, const HostTensor& refe
 // largest |r| of the array is `max_abs`; 0 for integers and bools (compared exactly).
 double tolerance(shard::DType dtype, double r, double max_abs);
 
+// Whether element `a` matches its reference `r` by the rule above, with `scale` the largest
+// finite |r| of the array (reference_scale): NaN only against NaN, an infinity only against
+// the same infinity, finite values within `tolerance` (plus `slack`, for printed values).
+bool element_matches(shard::DType dtype, double a, double r, double scale, double slack = 0);
+// The max|r| of the rule: the largest finite |r| (an infinity would make every tolerance infinite).
+double reference_scale(const double* r, std::int64_t n);
+
 // A short stable digest of dtype, shape and data (FNV-1a 64 over the runtime's byte layout),
 // as 16 hex digits: equal arrays have equal digests on every machine.
 std::string digest(const HostTensor& t);

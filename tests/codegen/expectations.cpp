@@ -77,15 +77,13 @@ std::string compare_values(const std::vector<double>& got, const std::vector<dou
                            const std::vector<double>& slack) {
   if (got.size() != want.size())
     return "element counts differ: got " + std::to_string(got.size()) + ", expected " + std::to_string(want.size());
-  double max_abs = 0;
-  for (double w : want) max_abs = std::max(max_abs, std::fabs(w));
+  const double scale = shardc::eval::reference_scale(want.data(), static_cast<std::int64_t>(want.size()));
   for (std::size_t i = 0; i < got.size(); ++i) {
-    const double tol =
-        shardc::eval::tolerance(dtype, want[i], max_abs) + (shard::is_floating(dtype) && i < slack.size() ? slack[i] : 0);
-    bool both_nan = std::isnan(got[i]) && std::isnan(want[i]);
-    if (!both_nan && !(std::fabs(got[i] - want[i]) <= tol)) {
+    const double extra = shard::is_floating(dtype) && i < slack.size() ? slack[i] : 0;
+    if (!shardc::eval::element_matches(dtype, got[i], want[i], scale, extra)) {
       std::ostringstream s;
-      s << "element " << i << ": got " << got[i] << ", expected " << want[i] << " (tolerance " << tol << ")";
+      s << "element " << i << ": got " << got[i] << ", expected " << want[i] << " (tolerance "
+        << shardc::eval::tolerance(dtype, want[i], scale) + extra << ")";
       return s.str();
     }
   }

@@ -193,24 +193,18 @@ class Runner {
   std::map<std::string, std::vector<HostTensor>> cache_;
 };
 
-double max_abs(const std::vector<double>& v) {
-  double m = 0;
-  for (double x : v) m = std::max(m, std::fabs(x));
-  return m;
-}
-
 void expect_value(const HostTensor& got, const Expected& want, const std::string& where) {
   ASSERT_EQ(got.shape, want.shape) << where << ": got " << format_numpy(got);
-  double scale = max_abs(want.values);
+  const double scale = reference_scale(want.values.data(), static_cast<std::int64_t>(want.values.size()));
   for (std::int64_t i = 0; i < got.size(); ++i) {
     double r = got.as_double(i), e = want.values[i];
     if (!got.is_float()) {
       EXPECT_EQ(r, e) << where << " element " << i << "; got " << format_numpy(got);
       continue;
     }
-    const double tol = tolerance(got.dtype, e, scale) + want.last_digit[i];
-    EXPECT_LE(std::fabs(r - e), tol) << where << " element " << i << ": " << r << " vs " << e << "; got "
-                                     << format_numpy(got);
+    EXPECT_TRUE(element_matches(got.dtype, r, e, scale, want.last_digit[i]))
+        << where << " element " << i << ": " << r << " vs " << e << " (tolerance "
+        << tolerance(got.dtype, e, scale) + want.last_digit[i] << "); got " << format_numpy(got);
   }
 }
 
