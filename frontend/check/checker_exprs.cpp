@@ -185,7 +185,10 @@ Value Checker::binary_values(ast::BinaryOp op, const Value& a, const Value& b, c
     error(op_range, spelling + " needs bool operands, got " + to_string(a.type) + " and " + to_string(b.type));
     return Value::error();
   }
-  if (!is_logical && !is_compare && (a.type.dtype == DType::boolean || b.type.dtype == DType::boolean)) {
+  // A bool operand meeting a numeric one is promoted (`f32_array * bool_mask` is f32, as in
+  // JAX); only arithmetic whose promoted dtype is bool is an error, except true division.
+  const bool bool_arithmetic = a.type.dtype == DType::boolean && b.type.dtype == DType::boolean;
+  if (!is_logical && !is_compare && op != ast::BinaryOp::div && bool_arithmetic) {
     error(op_range, "arithmetic on bool: " + spelling + " of " + to_string(a.type) + " and " + to_string(b.type))
         .note("convert with astype(x, i32) first");
     return Value::error();
