@@ -202,7 +202,32 @@ class SpmdLowering {
 
   void lower(const check::Op& op) {
     if (crosses_blocks(op)) return lower_replicated(op);
+    if (is_elementwise(op)) return lower_local(align_operands(op));
     lower_local(op);
+  }
+
+  bool is_elementwise(const check::Op& op) const {
+    return !f_.manual && op.outputs.size() == 1 &&
+           (kBinary.count(op.name) || kCompare.count(op.name) || op.name == "select");
+  }
+
+  // An elementwise op whose result is split over axes that an operand of the same extent is not
+  // (`f32[4@X] + f32[4]`: JAX's "one sharded + others replicated -> sharded") reads that
+  // operand's blocks of the result's split: a reshard, here a local slice with no
+  // communication. A broadcast dimension (size 1, or absent on the left) stays whole.
+  check::Op align_operands(const check::Op& op) {
+    const Value& out = val(op.outputs[0]);
+    check::Op aligned = op;
+    for (ValueId& in : aligned.inputs) {
+      const Value& v = val(in);
+      if (v.kind != ValueKind::array || v.spec.size() > out.spec.size()) continue;
+      const std::size_t lead = out.spec.size() - v.spec.size();
+      std::vector<AxisList> spec = v.spec;
+      for (std::size_t d = 0; d < v.spec.size(); ++d)
+        if (v.global_shape[d] == out.global_shape[lead + d]) spec[d] = out.spec[lead + d];
+      in = emit_reshard(f_, in, spec, op.range);
+    }
+    return aligned;
   }
 
   void lower_local(const check::Op& op) {
