@@ -178,6 +178,11 @@ std::vector<std::string> CppEmitter::function_body(const Function& f) {
   uses_ = &uses;
   const std::vector<bool> overwritten = find_overwritten_fills(f);
   overwritten_fills_ = &overwritten;
+  const DefUse def_use(f);
+  std::vector<bool> read(f.values.size(), false);
+  for (std::size_t v = 0; v < read.size(); ++v) read[v] = !def_use.readers[v].empty();
+  for (ValueId r : f.results) read[static_cast<std::size_t>(r)] = true;
+  read_ = &read;
   for (index_ = 0; index_ < f.body.size(); ++index_) {
     std::string text = statement(f, *f.body[index_]);
     std::istringstream split(text);
@@ -193,6 +198,7 @@ std::vector<std::string> CppEmitter::function_body(const Function& f) {
   lines.push_back(ret + "};");
   uses_ = nullptr;
   overwritten_fills_ = nullptr;
+  read_ = nullptr;
   return lines;
 }
 
@@ -216,7 +222,12 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
   auto dt = [&] { return dtype_text(ov->dtype); };
   auto shp = [&] { return ints_text(ov->shape); };
   switch (instr.kind()) {
-    case OpKind::param: return "const Tensor& " + out + " = in" + std::to_string(instr.int_attr("index")) + ";";
+    case OpKind::param: {
+      // A parameter the body never reads is still bound, by name, for readers of the code.
+      const bool unread = read_ && !(*read_)[static_cast<std::size_t>(instr.outputs().at(0))];
+      return std::string(unread ? "[[maybe_unused]] " : "") + "const Tensor& " + out + " = in" +
+             std::to_string(instr.int_attr("index")) + ";";
+    }
     // A second name for a block; unused when every reader moved from the block itself.
     case OpKind::alias:
     case OpKind::pvary: return "[[maybe_unused]] const Tensor& " + out + " = " + in(0) + ";";
@@ -591,7 +602,7 @@ GeneratedFiles CppEmitter::emit() {
       device_sig += (i ? ", Tensor" : "Tensor");
       return_value += (i ? ", std::move(result" : "std::move(result") + std::to_string(i) + ")";
     }
-    device_sig += "> " + fname + "_device(shard::Device& dev";
+    device_sig += "> " + fname + "_device([[maybe_unused]] shard::Device& dev";  // unused without collectives
     for (std::size_t i = 0; i < f.param_types.size(); ++i) device_sig += ", const Tensor& in" + std::to_string(i);
     device_sig += ")";
     bool several = f.result_types.size() != 1;

@@ -53,6 +53,7 @@ class CppEmitter {
   // are overwritten whole before anything reads them (overwritten_fills.h).
   const LastUses* uses_ = nullptr;
   const std::vector<bool>* overwritten_fills_ = nullptr;
+  const std::vector<bool>* read_ = nullptr;  // per value: read by an instruction or returned
   std::size_t index_ = 0;  // the instruction being emitted
 
   const Module& module_;
