@@ -5,6 +5,7 @@
 #include "evaluator/apply_op.h"
 #include "evaluator/eval_error.h"
 #include "evaluator/op_attrs.h"
+#include "evaluator/ops_elementwise.h"
 #include "evaluator/run_function.h"
 #include "frontend/internal_error.h"
 
@@ -51,7 +52,15 @@ std::vector<EvalValue> run_func(const check::CheckedModule& module, const check:
       const check::CheckedFunction* callee = module.find_function(attr_string(op, "callee"));
       SHARDC_ASSERT(callee != nullptr, op_location(op) + " calls an unknown function");
       std::vector<EvalValue> call_args;
-      for (const EvalValue* v : inputs) call_args.push_back(*v);
+      for (std::size_t k = 0; k < inputs.size(); ++k) {
+        call_args.push_back(*inputs[k]);
+        // A weak argument (a literal: `g(3)`) takes the parameter's dtype, as the checker typed
+        // it; the evaluator keeps weak ints in 64 bits until then.
+        const check::Type& param = callee->param_types.at(k);
+        auto* t = std::get_if<HostTensor>(&call_args.back());
+        if (t && f.values[op.inputs[k]].weak && param.kind == check::TypeKind::array && t->dtype != param.dtype)
+          *t = convert(*t, param.dtype);
+      }
       out = run_function(module, *callee, call_args);
       SHARDC_ASSERT(out.size() == op.outputs.size(), op_location(op) + ": callee result count");
       for (std::size_t k = 0; k < out.size(); ++k) check_value_type(out[k], f.values[op.outputs[k]], op);
