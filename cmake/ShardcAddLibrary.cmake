@@ -3,6 +3,7 @@
 #   shardc_add_library(NAME
 #                      SOURCES a.shard [b.shard ...]
 #                      [DEFINES B=1024 [FLAG=true ...]]
+#                      [NAMESPACE ns]
 #                      [OUTPUT_DIR dir])
 #
 # For every source FILE.shard, `shardc FILE.shard -D ... -o OUTPUT_DIR` writes
@@ -14,7 +15,12 @@
 # The generated files are rebuilt when a .shard file, a code generation template or the shardc
 # executable changes. OUTPUT_DIR defaults to ${CMAKE_CURRENT_BINARY_DIR}/NAME.shardc, one
 # folder per library, so two libraries built from the same .shard file (say with different
-# DEFINES) never write the same files.
+# DEFINES) never write the same files. Their C++ is in namespace NS::MODULE, NS being NAMESPACE
+# (default shardgen): two such libraries linked into one program need different NAMESPACEs, or
+# both define the same functions and the linker keeps one of them without a word.
+#
+# Every DEFINES entry goes to every source, and shardc rejects a define naming no const of the
+# module: sources that do not share their consts go in separate libraries.
 #
 # The same function serves this build tree (where shardc is a target and the templates are in
 # the source tree) and the installed package (find_package(shardc)); both define
@@ -27,7 +33,7 @@ include_guard(GLOBAL)
 
 function(shardc_add_library NAME)
   set(options "")
-  set(one_value_keywords OUTPUT_DIR)
+  set(one_value_keywords OUTPUT_DIR NAMESPACE)
   set(multi_value_keywords SOURCES DEFINES)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "${options}" "${one_value_keywords}" "${multi_value_keywords}")
 
@@ -75,6 +81,11 @@ function(shardc_add_library NAME)
     file(GLOB_RECURSE template_files CONFIGURE_DEPENDS "${SHARDC_TEMPLATE_DIR}/*")
   endif()
 
+  set(namespace_flags "")
+  if(ARG_NAMESPACE)
+    list(APPEND namespace_flags --namespace "${ARG_NAMESPACE}")
+  endif()
+
   set(generated_sources "")
   set(generated_headers "")
   set(seen_modules "")
@@ -106,7 +117,7 @@ function(shardc_add_library NAME)
     add_custom_command(
       OUTPUT "${stamp}" "${header}" "${implementation}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${ARG_OUTPUT_DIR}"
-      COMMAND shardc::shardc "${source_path}" ${define_flags} -o "${ARG_OUTPUT_DIR}"
+      COMMAND shardc::shardc "${source_path}" ${define_flags} ${namespace_flags} -o "${ARG_OUTPUT_DIR}"
       COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
       DEPENDS "${source_path}" shardc::shardc ${template_files}
       COMMENT "shardc: generating ${module}.shard.h/.cpp from ${file_name}"

@@ -121,6 +121,22 @@ std::string helper_name(const std::string& function, const char* in_out, std::si
 }  // namespace
 
 std::string generated_stem(const Module& module) { return module.name; }
+std::optional<std::string> outer_namespace_problem(std::string_view outer) {
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = std::min(outer.find("::", begin), outer.size());
+    const std::string_view part = outer.substr(begin, end - begin);
+    const bool ident = !part.empty() && !std::isdigit(static_cast<unsigned char>(part[0])) &&
+                       std::all_of(part.begin(), part.end(),
+                                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    if (!ident) return "'" + std::string(part) + "' is not a C++ identifier";
+    if (needs_prefix(part) || needs_suffix(part))
+      return "'" + std::string(part) + "' is reserved (a C++ keyword or macro, or a name the generated code uses)";
+    if (end == outer.size()) return std::nullopt;
+    begin = end + 2;
+  }
+}
+
 std::string generated_namespace(const Module& module) { return identifier(module.name); }
 
 std::string CppEmitter::name(const Function& f, ValueId id) const {
@@ -476,6 +492,7 @@ GeneratedFiles CppEmitter::emit() {
   const check::CheckedModule& cm = *module_.checked;
   mu::data ctx;
   ctx.set("module", generated_namespace(module_));
+  ctx.set("outer_namespace", options_.outer_namespace);
   ctx.set("file_stem", generated_stem(module_));
   ctx.set("source", options_.source_name);
   ctx.set("shardc_version", options_.shardc_version);

@@ -10,7 +10,9 @@
 // or the code generator does. Anything it cannot emit is a located error in `diags`.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "codegen/ir.h"
 #include "codegen/last_use.h"
@@ -26,6 +28,7 @@ struct GeneratedFiles {
 struct EmitOptions {
   std::string source_name;     // the .shard file, as named in the generated comment
   std::string shardc_version;
+  std::string outer_namespace = "shardgen";  // the module's namespace is OUTER::MODULE (--namespace)
 };
 
 class CppEmitter {
@@ -68,5 +71,8 @@ std::string generated_stem(const Module& module);
 // The module's C++ namespace under shardgen::: the stem, renamed when C++ reserves it
 // (`class.shard` is shardgen::class_).
 std::string generated_namespace(const Module& module);
+// Why `outer` cannot be the namespace the modules go in (--namespace), or nullopt: it must be
+// C identifiers joined by "::", none of them a name C++ or the generated code reserves.
+std::optional<std::string> outer_namespace_problem(std::string_view outer);
 
 }  // namespace shardc::codegen

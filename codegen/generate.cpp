@@ -18,6 +18,14 @@ namespace {
 
 // Leaves an identical file untouched, so that builds (ninja's restat) do not recompile it.
 bool write_file(const std::filesystem::path& path, const std::string& text, Diagnostics& diags) {
+  // Only a regular file is compared or replaced: a directory, a FIFO (whose read would block)
+  // or a link to a device at the path is an error, not something to read.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    diags.error({}, "cannot write '" + path.string() + "': it exists and is not a regular file");
+    return false;
+  }
   {
     std::ifstream existing(path, std::ios::binary);
     if (existing) {
@@ -46,8 +54,12 @@ void generate(std::shared_ptr<const check::CheckedModule> module, const Generate
   if (request.emit_ir) print_ir(*lowered, out);
   if (request.emit_schedule) print_schedule(*lowered, out);
   if (!request.emit_cpp && !request.output_dir) return;
+  if (auto problem = outer_namespace_problem(request.outer_namespace)) {
+    diags.error({}, "--namespace " + request.outer_namespace + ": " + *problem);
+    return;
+  }
   std::string source_name = std::filesystem::path(request.source_path).filename().string();
-  GeneratedFiles files = CppEmitter(*lowered, {source_name, SHARDC_VERSION}, diags).emit();
+  GeneratedFiles files = CppEmitter(*lowered, {source_name, SHARDC_VERSION, request.outer_namespace}, diags).emit();
   if (diags.has_errors()) return;
   const std::string stem = generated_stem(*lowered);
   if (request.emit_cpp) {

@@ -20,6 +20,7 @@ struct GenerateRequest {
   bool trace_passes = false;              // print the IR after every pass, with its time
   std::optional<std::string> output_dir;  // write the files here
   std::string source_path;                // for the generated files' header comment
+  std::string outer_namespace = "shardgen";  // --namespace: the code goes in OUTER::MODULE
 };
 
 void generate(std::shared_ptr<const check::CheckedModule> module, const GenerateRequest& request, std::ostream& out,

@@ -68,4 +68,17 @@ std::optional<Define> parse_define(std::string_view option, Diagnostics& diags) 
   return define;
 }
 
+Defines parse_defines(const std::vector<std::string>& options, Diagnostics& diags) {
+  Defines defines;
+  for (const std::string& option : options) {
+    auto define = parse_define(option, diags);
+    if (!define) continue;
+    for (const Define& earlier : defines)
+      if (earlier.name == define->name)
+        diags.error({}, "-D " + define->name + " is given twice (" + earlier.text + " and " + define->text + ")");
+    defines.push_back(*define);
+  }
+  return defines;
+}
+
 }  // namespace shardc

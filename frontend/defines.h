@@ -25,4 +25,8 @@ using Defines = std::vector<Define>;
 // nullopt.
 std::optional<Define> parse_define(std::string_view option, Diagnostics& diags);
 
+// Parses every -D option of a command line; one naming a const an earlier one named is an
+// error too (the last would otherwise win without a word).
+Defines parse_defines(const std::vector<std::string>& options, Diagnostics& diags);
+
 }  // namespace shardc

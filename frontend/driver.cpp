@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "frontend/ast_printer.h"
@@ -93,6 +94,7 @@ void run_file(const std::string& path, const DriverOptions& options, std::istrea
   if (!options.output_dir && !options.check_only && options.emits.empty() && !options.trace_passes)
     request.output_dir.emplace(1, '.');
   request.source_path = path;
+  request.outer_namespace = options.outer_namespace;
   request.trace_passes = options.trace_passes;
   if (!options.check_only &&
       (request.output_dir || request.emit_ir || request.emit_schedule || request.emit_cpp || request.trace_passes))
@@ -137,7 +139,37 @@ void report_internal_errors(Diagnostics& diags, const std::function<void()>& ste
   }
 }
 
+namespace {
+
+// Inputs that would clash before any is read: standard input twice (the second read is empty),
+// or, with -o, two files of one module name, whose generated files would overwrite each other
+// (shardc_add_library refuses the same).
+bool inputs_clash(const DriverOptions& options, std::ostream& err) {
+  std::map<std::string, std::string> modules;
+  bool clash = false, stdin_seen = false;
+  for (const std::string& path : options.inputs) {
+    if (path == "-") {
+      if (stdin_seen) {
+        err << "shardc: error: '-' (standard input) is given twice\n";
+        clash = true;
+      }
+      stdin_seen = true;
+    }
+    if (!options.output_dir) continue;
+    auto [it, fresh] = modules.emplace(module_name_for_file(path), path);
+    if (!fresh && path != "-") {
+      err << "shardc: error: '" << it->second << "' and '" << path << "' are both module '" << it->first
+          << "': their files in '" << *options.output_dir << "' would overwrite each other\n";
+      clash = true;
+    }
+  }
+  return clash;
+}
+
+}  // namespace
+
 int run_driver(const DriverOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
+  if (inputs_clash(options, err)) return 1;
   bool failed = false;
   for (const std::string& path : options.inputs) {
     // One Diagnostics per file: each file's errors are rendered together, after its output.

@@ -22,6 +22,7 @@ struct DriverOptions {
   std::vector<EmitKind> emits;              // --emit=..., in the order given
   Defines defines;                          // -D NAME=VALUE
   std::optional<std::string> output_dir;    // -o DIR
+  std::string outer_namespace = "shardgen";  // --namespace NS: generated code in NS::MODULE
   bool trace_passes = false;                // --trace-passes: the IR after each codegen pass, timed
   ParseLimits limits;
 };

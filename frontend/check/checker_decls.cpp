@@ -67,9 +67,9 @@ void Checker::note_overridden_consts(std::size_t first) {
   std::size_t first_error = diags_.size();
   for (std::size_t i = first; i < diags_.size(); ++i) {
     const Diagnostic& d = diags_.diagnostics()[i];
-    if (d.severity != Severity::error) continue;
+    // An unlocated error (a bad -D) says what it is about already.
+    if (d.severity != Severity::error || !d.range.valid()) continue;
     first_error = std::min(first_error, i);
-    if (!d.range.valid()) continue;
     const std::string& text = diags_.sources().file(d.range.file).text();
     std::string_view quoted = std::string_view(text).substr(d.range.begin.offset, d.range.end.offset - d.range.begin.offset);
     for (const Override& o : overrides_) {
@@ -108,7 +108,8 @@ void Checker::declare_meshes_and_consts() {
   for (const Define& def : defines_) {
     bool found = false;
     for (const auto& c : out_->consts) found = found || c.name == def.name;
-    if (!found) error(SourceRange{}, "-D " + def.name + ": the module declares no const named '" + def.name + "'");
+    if (!found)
+      error(SourceRange{}, "-D " + def.name + ": module '" + module_.name + "' declares no const named '" + def.name + "'");
   }
 }
 

@@ -67,6 +67,69 @@ TEST(Cli, UsageErrorsExitWith2) {
   EXPECT_NE(bad_define.output.find("does not fit in a 64-bit signed integer"), std::string::npos)
       << bad_define.output;
   EXPECT_EQ(shardc("-D B --check x.shard").status, 2);
+  CliRun twice = shardc("-D B=8 -D B=16 --check x.shard");
+  EXPECT_EQ(twice.status, 2);
+  EXPECT_NE(twice.output.find("-D B is given twice (8 and 16)"), std::string::npos) << twice.output;
+  // --check ends before code generation: -o or --emit=cpp would silently produce nothing.
+  for (const char* generating : {"-o out", "--emit=cpp", "--emit=schedule", "--trace-passes"}) {
+    CliRun r = shardc(std::string("--check ") + generating + " x.shard");
+    EXPECT_EQ(r.status, 2) << generating;
+    EXPECT_NE(r.output.find("--check stops after checking"), std::string::npos) << r.output;
+  }
+}
+
+TEST(Cli, InputsThatWouldClashAreErrors) {
+  const std::filesystem::path dir = std::filesystem::path(write_temp("cli_good.shard", kGood)).parent_path();
+  std::filesystem::create_directories(dir / "one");
+  std::filesystem::create_directories(dir / "two");
+  std::filesystem::copy_file(dir / "cli_good.shard", dir / "one" / "x.shard", std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(dir / "cli_good.shard", dir / "two" / "x.shard", std::filesystem::copy_options::overwrite_existing);
+  const std::string out = (dir / "out_clash_modules").string();
+  CliRun r = shardc((dir / "one" / "x.shard").string() + " " + (dir / "two" / "x.shard").string() + " -o " + out);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("are both module 'x': their files in '" + out + "' would overwrite each other"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(out) / "x.shard.h"));
+  // Without -o nothing is written, so two files of one module name are fine.
+  EXPECT_EQ(shardc("--check " + (dir / "one" / "x.shard").string() + " " + (dir / "two" / "x.shard").string()).status, 0);
+  CliRun stdin_twice = shardc("--check - -", kGood);
+  EXPECT_EQ(stdin_twice.status, 1) << stdin_twice.output;
+  EXPECT_NE(stdin_twice.output.find("'-' (standard input) is given twice"), std::string::npos) << stdin_twice.output;
+}
+
+TEST(Cli, AnOutputPathThatIsNotARegularFileIsAnError) {
+  // The unchanged-file check must not read a directory, a FIFO (it would block) or a device.
+  const std::string file = write_temp("cli_good.shard", kGood);
+  const std::filesystem::path out = std::filesystem::path(file).parent_path() / "out_not_regular";
+  std::filesystem::remove_all(out);
+  std::filesystem::create_directories(out / "cli_good.shard.h");
+  CliRun r = shardc(file + " -o " + out.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot write '" + (out / "cli_good.shard.h").string() + "': it exists and is not a regular file"),
+            std::string::npos)
+      << r.output;
+  std::filesystem::remove_all(out);
+  std::filesystem::create_directories(out);
+  std::filesystem::create_symlink("/dev/zero", out / "cli_good.shard.h");
+  r = shardc(file + " -o " + out.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("it exists and is not a regular file"), std::string::npos) << r.output;
+}
+
+TEST(Cli, NamespacePutsTheModuleInNsModule) {
+  const std::string file = write_temp("cli_good.shard", kGood);
+  const std::filesystem::path out = std::filesystem::path(file).parent_path() / "out_namespace";
+  CliRun r = shardc(file + " --namespace small::v2 -o " + out.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::stringstream text;
+  text << std::ifstream(out / "cli_good.shard.h").rdbuf();
+  EXPECT_NE(text.str().find("namespace small::v2::cli_good {"), std::string::npos) << text.str();
+  for (const char* bad : {"class", "a::", "1x", "a-b"}) {
+    r = shardc(file + " --namespace '" + bad + "' -o " + out.string());
+    EXPECT_EQ(r.status, 1) << bad;
+    EXPECT_NE(r.output.find(std::string("--namespace ") + bad + ": "), std::string::npos) << r.output;
+  }
 }
 
 TEST(Cli, EmitAstOfAFile) {

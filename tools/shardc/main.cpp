@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("-o", options.output_dir, "output directory for generated C++");
+  app.add_option("--namespace", options.outer_namespace,
+                 "the namespace the generated modules go in, as NS::MODULE (default shardgen; may be nested: a::b)");
   app.add_flag("--trace-passes", options.trace_passes, "print the IR after each code generation pass, with its time");
 
   try {
@@ -76,11 +78,21 @@ int main(int argc, char** argv) {
     if (name == "schedule") options.emits.push_back(shardc::EmitKind::schedule);
     if (name == "cpp") options.emits.push_back(shardc::EmitKind::cpp);
   }
-  // A malformed -D is a usage error: it is about the command line, not the program.
-  shardc::Diagnostics define_errors;
-  for (const std::string& option : define_options) {
-    if (auto define = shardc::parse_define(option, define_errors)) options.defines.push_back(*define);
+  // --check ends before code generation: what only code generation makes would silently not come.
+  if (options.check_only) {
+    bool generates = options.output_dir || options.trace_passes;
+    for (shardc::EmitKind kind : options.emits)
+      generates = generates || kind == shardc::EmitKind::ir || kind == shardc::EmitKind::schedule ||
+                  kind == shardc::EmitKind::cpp;
+    if (generates) {
+      std::cerr << "shardc: error: --check stops after checking; it cannot be combined with -o, --emit=ir, "
+                   "--emit=schedule, --emit=cpp or --trace-passes\n";
+      return kUsageError;
+    }
   }
+  // A malformed or repeated -D is a usage error: it is about the command line, not the program.
+  shardc::Diagnostics define_errors;
+  options.defines = shardc::parse_defines(define_options, define_errors);
   if (define_errors.has_errors()) {
     define_errors.render(std::cerr);
     return kUsageError;

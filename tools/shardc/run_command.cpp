@@ -74,9 +74,7 @@ std::string read_text(const fs::path& p) {
 
 int run_command(const RunOptions& o) {
   Diagnostics diags;
-  Defines defines;
-  for (const std::string& d : o.defines)
-    if (auto parsed = parse_define(d, diags)) defines.push_back(*parsed);
+  Defines defines = parse_defines(o.defines, diags);
   // As in plain shardc, a malformed -D is a usage error (exit 2): it is about the command line.
   if (diags.has_errors()) {
     diags.render(std::cerr);
