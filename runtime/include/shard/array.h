@@ -35,6 +35,7 @@ class Array {
   // never a reinterpretation of the bits.
   template <class T>
   static Array from_host(const Runtime& rt, ArrayType type, const std::vector<T>& host) {
+    static_assert(!std::is_same_v<T, bool>, "std::vector<bool> has no data(): use std::vector<std::uint8_t> for bool");
     check_host_type<T>(type);
     check_host_elements(type, sizeof(T), host.size());
     return from_host(rt, std::move(type), static_cast<const void*>(host.data()));
@@ -45,6 +46,7 @@ class Array {
   void to_host(void* host) const;
   template <class T>
   std::vector<T> to_host() const {
+    static_assert(!std::is_same_v<T, bool>, "std::vector<bool> has no data(): use std::vector<std::uint8_t> for bool");
     check_host_type<T>(type_);
     check_host_elements(type_, sizeof(T), static_cast<std::size_t>(shape_numel(type_.shape)));
     std::vector<T> out(static_cast<std::size_t>(shape_numel(type_.shape)));
@@ -77,7 +79,7 @@ class Array {
       case DType::i64: fits = std::is_integral_v<T> && !std::is_same_v<T, bool>; break;
       case DType::bf16:
       case DType::f16: fits = std::is_same_v<T, std::uint16_t>; break;
-      case DType::boolean: fits = std::is_same_v<T, bool> || (std::is_integral_v<T> && sizeof(T) == 1); break;
+      case DType::boolean: fits = std::is_integral_v<T> && sizeof(T) == 1; break;
     }
     if (!fits)
       throw ArgumentError(std::string("a host vector of ") + (std::is_floating_point_v<T> ? "floating-point" : "integer") +
