@@ -141,7 +141,8 @@ int run_command(const RunOptions& o) {
   auto began = std::chrono::steady_clock::now();
   std::cout << "shardc run: building " << stem << " ..." << std::flush;
   if (run_shell(compile) != 0) {
-    std::cerr << "\nshardc run: the generated code did not compile; command:\n" << compile << "\n";
+    std::cerr << "\nshardc run: the generated code did not compile; it is kept in " << dir.string() << "; command:\n"
+              << compile << "\n";
     return 1;
   }
   std::cout << " " << std::fixed << std::setprecision(1)
