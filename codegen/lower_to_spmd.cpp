@@ -208,7 +208,7 @@ class SpmdLowering {
 
   bool is_elementwise(const check::Op& op) const {
     return !f_.manual && op.outputs.size() == 1 &&
-           (kBinary.count(op.name) || kCompare.count(op.name) || op.name == "select");
+           (kBinary.count(op.name) || kCompare.count(op.name) || op.name == "select" || op.name == "broadcast_to");
   }
 
   // An elementwise op whose result is split over axes that an operand of the same extent is not
@@ -286,6 +286,18 @@ class SpmdLowering {
       return;
     }
     if (n == "zeros" || n == "ones") return add(OpKind::fill, op, {{"value", n == "zeros" ? 0.0 : 1.0}});
+    if (n == "broadcast_to") {
+      // where(true, x, x) over the result's block: the runtime's select broadcasts its operands,
+      // and chooses x's own values whatever the dtype (x + 0 would turn -0.0 into 0.0).
+      Value all_true = val(op.outputs[0]);
+      all_true.dtype = DType::boolean;
+      all_true.weak = false;
+      all_true.name.clear();
+      const ValueId cond = f_.add_value(all_true);
+      f_.body.push_back(Instr::make(OpKind::fill, {}, {cond}, {{"value", 1.0}}, op.range));
+      f_.body.push_back(Instr::make(OpKind::select, {cond, op.inputs[0], op.inputs[0]}, op.outputs, {}, op.range));
+      return;
+    }
     if (n == "full") return add(OpKind::fill, op, {});
     if (n == "arange") {
       const Value& out = val(op.outputs[0]);

@@ -209,13 +209,20 @@ void compare(CompareOp op, const View& a, const View& b, const MutView& out) {
 
 void select(const View& cond, const View& a, const View& b, const MutView& out) {
   detail::check_view(cond, "select", "condition");
-  check_broadcast(a, b, out, "select");
+  detail::check_view(a, "select", "lhs");
+  detail::check_view(b, "select", "rhs");
+  detail::check_output(out, "select");
+  detail::check_no_overlap(out, a, "select", true);
+  detail::check_no_overlap(out, b, "select", true);
   if (cond.dtype != DType::boolean) {
     throw ArgumentError("select: the condition must be bool, got " + std::string(dtype_name(cond.dtype)));
   }
-  detail::broadcast_shapes(cond.shape, out.shape, "select");
-  if (detail::broadcast_shapes(cond.shape, out.shape, "select") != out.shape) {
-    throw ShapeError("select: condition " + shape_string(cond.shape) + " does not broadcast to " +
+  // As jnp.where: the result has the broadcast shape of all three (the condition may be the
+  // largest: where(c[3,2], x[2], y[2]) is [3,2]).
+  const Shape shape = detail::broadcast_shapes(detail::broadcast_shapes(cond.shape, a.shape, "select"), b.shape, "select");
+  if (shape != out.shape) {
+    throw ShapeError("select: condition " + shape_string(cond.shape) + " and operands " + shape_string(a.shape) +
+                     " and " + shape_string(b.shape) + " broadcast to " + shape_string(shape) + ", not to the result's " +
                      shape_string(out.shape));
   }
   detail::check_same_dtype(a.dtype, b.dtype, "select");

@@ -284,6 +284,18 @@ TEST(KernelsElementwise, CompareAndSelectBroadcast) {
   cond.set(0, 1);
   sk::select(cond.view(), a.view(), zero.view(), picked.mut());
   for (int i = 0; i < 6; ++i) EXPECT_EQ(picked.get(i), i < 3 ? i : 0.0);
+  // The condition may be the largest operand (jnp.where): [2,3] from a [2,3] mask and [3], [] values.
+  Array mask(DType::boolean, {2, 3});
+  for (int i = 0; i < 6; ++i) mask.set(i, i % 2);
+  sk::select(mask.view(), b.view(), zero.view(), picked.mut());
+  EXPECT_EQ(picked.get(0), 0.0);
+  EXPECT_TRUE(std::isnan(picked.get(1)));  // b[1]
+  EXPECT_EQ(picked.get(2), 0.0);
+  EXPECT_EQ(picked.get(3), 1.0);  // b[0]
+  EXPECT_EQ(picked.get(4), 0.0);
+  EXPECT_EQ(picked.get(5), 4.0);  // b[2]
+  Array too_big(DType::boolean, {3, 3});
+  EXPECT_THROW(sk::select(too_big.view(), a.view(), zero.view(), picked.mut()), shard::ShapeError);
   Array wrong(DType::f32, {3, 3}), not_bool(DType::f32, {2, 3});
   EXPECT_THROW(sk::compare(sk::CompareOp::eq, a.view(), b.view(), not_bool.mut()), shard::ArgumentError);
   EXPECT_THROW(sk::compare(sk::CompareOp::eq, a.view(), b.view(), wrong.mut()), shard::ShapeError);
