@@ -6,6 +6,7 @@
 #include <set>
 
 #include "codegen/lowering_support.h"
+#include "frontend/check/dtype_rules.h"
 #include "frontend/internal_error.h"
 
 namespace shardc::codegen {
@@ -22,31 +23,11 @@ const std::set<std::string> kCollectives = {"psum",         "pmean",     "pmax",
                                             "all_gather",   "all_gather_invariant",   "psum_scatter",
                                             "all_to_all",   "ppermute",  "pvary"};
 
-int dtype_rank(DType t) {
-  switch (t) {
-    case DType::boolean: return 0;
-    case DType::i32: return 1;
-    case DType::i64: return 2;
-    case DType::f16: return 3;
-    case DType::bf16: return 3;
-    case DType::f32: return 4;
-  }
-  return 0;
-}
-
-// The dtype both operands of a binary op are computed in: JAX's promotion, where a weak
-// (literal) operand gives way to the other one.
+// The dtype both operands of a comparison are compared in: JAX's promotion (the checker's),
+// where a weak (literal) operand gives way to the other one unless it is of a higher kind
+// (`bool_array != -2` compares in int32).
 DType common_dtype(const Value& a, const Value& b) {
-  if (a.dtype == b.dtype) return a.dtype;
-  if (a.weak != b.weak) {
-    const Value& strong = a.weak ? b : a;
-    const Value& weak = a.weak ? a : b;
-    if (shard::is_floating(weak.dtype) && !shard::is_floating(strong.dtype)) return DType::f32;
-    return strong.dtype;
-  }
-  if ((a.dtype == DType::bf16 && b.dtype == DType::f16) || (a.dtype == DType::f16 && b.dtype == DType::bf16))
-    return DType::f32;
-  return dtype_rank(a.dtype) >= dtype_rank(b.dtype) ? a.dtype : b.dtype;
+  return check::promote({a.dtype, a.weak}, {b.dtype, b.weak}).dtype;
 }
 
 class SpmdLowering {
