@@ -108,8 +108,11 @@ bool LastUses::consumable(std::size_t index, std::size_t operand) const {
 bool LastUses::result_movable(std::size_t i) const {
   const ValueId r = root(f_.results.at(i));
   if (!owned_[static_cast<std::size_t>(r)]) return false;
-  for (std::size_t j = i + 1; j < f_.results.size(); ++j)
-    if (root(f_.results[j]) == r) return false;
+  // Every mention of a value returned twice is copied: std::tuple's constructor may build its
+  // elements in any order (libstdc++ builds the last first), so a move in one element could
+  // empty the value before another copies it.
+  for (std::size_t j = 0; j < f_.results.size(); ++j)
+    if (j != i && root(f_.results[j]) == r) return false;
   return true;
 }
 

@@ -32,8 +32,8 @@ class LastUses {
   bool consumable(std::size_t index, std::size_t operand) const;
   // Whether `v` is a window: emitted as a view into its operand's block.
   bool is_window(ValueId v) const { return window_.at(static_cast<std::size_t>(v)); }
-  // Whether result `i` of the function may be moved out: its root is owned and no later
-  // result names it (an earlier mention of a value returned twice is copied).
+  // Whether result `i` of the function may be moved out: its root is owned and no other result
+  // names it (a value returned twice is copied at each mention).
   bool result_movable(std::size_t i) const;
 
  private:
