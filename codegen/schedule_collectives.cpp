@@ -31,9 +31,16 @@ Function schedule(const Function& f) {
   std::map<ValueId, std::size_t> first_use;
   for (std::size_t i = 0; i < n; ++i)
     for (ValueId in : f.body[i]->inputs()) first_use.emplace(in, i);
-  std::vector<std::size_t> collectives;
+  // A call runs the callee's own collectives: no collective of the caller may be in flight
+  // across it (the runtime keeps a few collectives in flight per device, in program order, so
+  // a start held open across a callee's collectives could be overtaken by them), so a call is
+  // a fence like a collective: waits go before it, starts after it.
+  auto is_fence = [](const Instr& instr) {
+    return op_class(instr.kind()) == OpClass::collective || instr.kind() == OpKind::call;
+  };
+  std::vector<std::size_t> fences;
   for (std::size_t i = 0; i < n; ++i)
-    if (op_class(f.body[i]->kind()) == OpClass::collective) collectives.push_back(i);
+    if (is_fence(*f.body[i])) fences.push_back(i);
 
   struct Placed {
     double key;
@@ -43,18 +50,17 @@ Function schedule(const Function& f) {
   std::vector<Placed> placed;
   std::map<ValueId, double> def_key;
   double previous_wait = -1;
-  std::size_t next_collective = 0;
+  std::size_t next_fence = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const InstrPtr& instr = f.body[i];
-    if (op_class(instr->kind()) != OpClass::collective) {
+    if (!is_fence(*instr)) {
       placed.push_back({static_cast<double>(i), placed.size(), instr});
       for (ValueId o : instr->outputs()) def_key[o] = static_cast<double>(i);
       continue;
     }
-    ++next_collective;
-    const double next = next_collective < collectives.size() ? static_cast<double>(collectives[next_collective])
-                                                             : static_cast<double>(n);
-    if (!has_async_form(instr->kind())) {
+    ++next_fence;
+    const double next = next_fence < fences.size() ? static_cast<double>(fences[next_fence]) : static_cast<double>(n);
+    if (instr->kind() == OpKind::call || !has_async_form(instr->kind())) {
       placed.push_back({static_cast<double>(i), placed.size(), instr});
       for (ValueId o : instr->outputs()) def_key[o] = static_cast<double>(i);
       previous_wait = static_cast<double>(i);

@@ -4,7 +4,8 @@
 // A start goes right after the last definition of its operands (and after the previous
 // collective's wait: at most one collective is in flight per device, in program order on
 // every device, so the SPMD order of collectives is unchanged). A wait goes right before
-// the first use of its result, or before the next collective, whichever comes first.
+// the first use of its result, or before the next collective, whichever comes first. A call
+// counts as a collective here: the callee runs its own.
 //
 //   %3 = einsum(%l, %r_i)           %h = start(%l) {collective=ppermute, shift}
 //   %4 = ppermute(%l) {shift=-1}  =>  %3 = einsum(%l, %r_i)
