@@ -56,12 +56,14 @@ bool needs_suffix(std::string_view name) {
   return name.ends_with('_') && needs_suffix(name.substr(0, name.size() - 1));
 }
 
+bool is_c_identifier(std::string_view name) {
+  return !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+         std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
 // .shard names and module names (module_name_for_file) are C identifiers already.
 std::string identifier(std::string name) {
-  SHARDC_ASSERT(!name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
-                    std::all_of(name.begin(), name.end(),
-                                [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }),
-                "not a C identifier: '" + name + "'");
+  SHARDC_ASSERT(is_c_identifier(name), "not a C identifier: '" + name + "'");
   if (needs_prefix(name)) name = "v_" + name;
   if (needs_suffix(name)) name += "_";
   return name;
@@ -121,15 +123,13 @@ std::string helper_name(const std::string& function, const char* in_out, std::si
 }  // namespace
 
 std::string generated_stem(const Module& module) { return module.name; }
+
 std::optional<std::string> outer_namespace_problem(std::string_view outer) {
   std::size_t begin = 0;
   while (true) {
     const std::size_t end = std::min(outer.find("::", begin), outer.size());
     const std::string_view part = outer.substr(begin, end - begin);
-    const bool ident = !part.empty() && !std::isdigit(static_cast<unsigned char>(part[0])) &&
-                       std::all_of(part.begin(), part.end(),
-                                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-    if (!ident) return "'" + std::string(part) + "' is not a C++ identifier";
+    if (!is_c_identifier(part)) return "'" + std::string(part) + "' is not a C++ identifier";
     if (needs_prefix(part) || needs_suffix(part))
       return "'" + std::string(part) + "' is reserved (a C++ keyword or macro, or a name the generated code uses)";
     if (end == outer.size()) return std::nullopt;
