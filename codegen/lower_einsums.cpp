@@ -53,7 +53,14 @@ void lower_einsum(Function& out, const Instr& instr) {
       for (std::size_t h : holders) all_same = all_same && want[h][letter_dim(h, c)] == first;
       bool all_sharded = true;
       for (std::size_t h : holders) all_sharded = all_sharded && !want[h][letter_dim(h, c)].empty();
-      if (all_same && all_sharded) {
+      // Each device's product is a partial sum over the letter's axes, which one psum finishes,
+      // only if no other letter made it partial over one of them already: with two summed
+      // letters over Y ("d,a->" of f32[8@Y] and f32[4@Y]) the devices' products
+      // sum_y(a_y) * sum_y(b_y) do not add up to sum(a) * sum(b). Such a letter is gathered.
+      const bool overlaps = std::any_of(first.begin(), first.end(), [&](int axis) {
+        return std::find(partial.begin(), partial.end(), axis) != partial.end();
+      });
+      if (all_same && all_sharded && !overlaps) {
         partial.insert(partial.end(), first.begin(), first.end());
       } else {
         for (std::size_t h : holders) want[h][letter_dim(h, c)].clear();  // all-gather it

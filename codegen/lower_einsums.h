@@ -4,7 +4,9 @@
 // - A contracting dimension sharded on one operand only is all-gathered first (FSDP style).
 // - Sharded identically on both, each device's einsum gives a partial sum over those axes:
 //   `out=` decides the collective: reduce-scatter (psum_scatter, tiled) when the output
-//   sharding adds exactly those axes to one dimension, all-reduce (psum) otherwise.
+//   sharding adds exactly those axes to one dimension, all-reduce (psum) otherwise. A second
+//   contracted letter over axes already partial is all-gathered instead (two partial sums
+//   over one axis do not multiply into the whole one).
 // - Whatever still differs from the result's sharding is a reshard.
 //
 //   %2 = einsum(%0 f32[8,4@Y], %1 f32[4@Y,16]) {spec="bd,df->bf", out=[None,Y]}
