@@ -1,6 +1,7 @@
 #include "frontend/check/types.h"
 
 #include <bit>
+#include <cstdint>
 #include <cstdio>
 
 namespace shardc::check {
@@ -181,8 +182,15 @@ std::string to_string(const Type& t) {
       }
       return s;
     }
-    case TypeKind::static_scalar:
-      return "static " + std::string(shard::dtype_name(t.dtype)) + " = " + format_static(*t.value);
+    case TypeKind::static_scalar: {
+      // An int beyond int32 can only meet an int64 array (the checker rejects the rest), and
+      // code generation materialises it so: say int64 rather than a dtype it does not fit.
+      DType shown = t.dtype;
+      if (const auto* i = std::get_if<std::int64_t>(&*t.value);
+          i && shown == DType::i32 && (*i < INT32_MIN || *i > INT32_MAX))
+        shown = DType::i64;
+      return "static " + std::string(shard::dtype_name(shown)) + " = " + format_static(*t.value);
+    }
     case TypeKind::array: break;
   }
   std::string s(shard::dtype_name(t.dtype));

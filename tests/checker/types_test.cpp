@@ -27,6 +27,8 @@ TEST(TypePrinting, LocalTypesListVaryingAxesInMeshOrder) {
 
 TEST(TypePrinting, StaticKeyAndTuple) {
   EXPECT_EQ(to_string(make_static_int(4)), "static int32 = 4");
+  // Beyond int32 a static int can only meet int64 arrays.
+  EXPECT_EQ(to_string(make_static_int(4761785281)), "static int64 = 4761785281");
   EXPECT_EQ(to_string(make_static_float(0.5)), "static float32 = 0.5");
   EXPECT_EQ(to_string(make_tuple({make_key(nullptr), make_static_bool(true)})), "(key, static bool = true)");
 }
