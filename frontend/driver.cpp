@@ -91,13 +91,12 @@ void run_file(const std::string& path, const DriverOptions& options, std::istrea
     request.emit_cpp = request.emit_cpp || kind == EmitKind::cpp;
   }
   request.output_dir = options.output_dir;
-  if (!options.output_dir && !options.check_only && options.emits.empty() && !options.trace_passes)
-    request.output_dir.emplace(1, '.');
+  const bool plain = !options.check_only && options.emits.empty() && !asks_for_code_generation(options);
+  if (plain) request.output_dir.emplace(1, '.');
   request.source_path = path;
   request.outer_namespace = options.outer_namespace;
   request.trace_passes = options.trace_passes;
-  if (!options.check_only &&
-      (request.output_dir || request.emit_ir || request.emit_schedule || request.emit_cpp || request.trace_passes))
+  if (!options.check_only && (plain || asks_for_code_generation(options)))
     codegen::generate(checked.module, request, out, diags);
   return;
 #endif
@@ -127,6 +126,13 @@ bool checker_available() {
 #else
   return false;
 #endif
+}
+
+bool asks_for_code_generation(const DriverOptions& options) {
+  return options.output_dir || options.trace_passes ||
+         std::any_of(options.emits.begin(), options.emits.end(), [](EmitKind kind) {
+           return kind == EmitKind::ir || kind == EmitKind::schedule || kind == EmitKind::cpp;
+         });
 }
 
 void report_internal_errors(Diagnostics& diags, const std::function<void()>& step) {

@@ -27,6 +27,10 @@ struct DriverOptions {
   ParseLimits limits;
 };
 
+// Whether the options ask for what only code generation makes: -o, --emit=ir|schedule|cpp or
+// --trace-passes (a plain `shardc FILE`, which writes to the current folder, aside).
+bool asks_for_code_generation(const DriverOptions& options);
+
 // Reads a whole source file, or standard input for "-". Reports an unlocated error (a missing
 // or unreadable file, a directory) and returns nothing on failure.
 std::optional<std::string> read_input(const std::string& path, std::istream& in, Diagnostics& diags);

@@ -79,16 +79,10 @@ int main(int argc, char** argv) {
     if (name == "cpp") options.emits.push_back(shardc::EmitKind::cpp);
   }
   // --check ends before code generation: what only code generation makes would silently not come.
-  if (options.check_only) {
-    bool generates = options.output_dir || options.trace_passes;
-    for (shardc::EmitKind kind : options.emits)
-      generates = generates || kind == shardc::EmitKind::ir || kind == shardc::EmitKind::schedule ||
-                  kind == shardc::EmitKind::cpp;
-    if (generates) {
-      std::cerr << "shardc: error: --check stops after checking; it cannot be combined with -o, --emit=ir, "
-                   "--emit=schedule, --emit=cpp or --trace-passes\n";
-      return kUsageError;
-    }
+  if (options.check_only && shardc::asks_for_code_generation(options)) {
+    std::cerr << "shardc: error: --check stops after checking; it cannot be combined with -o, --emit=ir, "
+                 "--emit=schedule, --emit=cpp or --trace-passes\n";
+    return kUsageError;
   }
   // A malformed or repeated -D is a usage error: it is about the command line, not the program.
   shardc::Diagnostics define_errors;
