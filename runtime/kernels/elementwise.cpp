@@ -76,12 +76,18 @@ void map2(const View& a, const View& b, const MutView& out, F f) {
       });
 }
 
-void check_broadcast(const View& a, const View& b, const MutView& out, const char* op) {
+// The two operands and the output are valid views, and the output overlaps neither operand
+// except exactly (in place).
+void check_operands(const View& a, const View& b, const MutView& out, const char* op) {
   detail::check_view(a, op, "lhs");
   detail::check_view(b, op, "rhs");
   detail::check_output(out, op);
   detail::check_no_overlap(out, a, op, true);
   detail::check_no_overlap(out, b, op, true);
+}
+
+void check_broadcast(const View& a, const View& b, const MutView& out, const char* op) {
+  check_operands(a, b, out, op);
   const Shape shape = detail::broadcast_shapes(a.shape, b.shape, op);
   if (shape != out.shape) {
     throw ShapeError(std::string(op) + ": operands " + shape_string(a.shape) + " and " + shape_string(b.shape) +
@@ -209,11 +215,7 @@ void compare(CompareOp op, const View& a, const View& b, const MutView& out) {
 
 void select(const View& cond, const View& a, const View& b, const MutView& out) {
   detail::check_view(cond, "select", "condition");
-  detail::check_view(a, "select", "lhs");
-  detail::check_view(b, "select", "rhs");
-  detail::check_output(out, "select");
-  detail::check_no_overlap(out, a, "select", true);
-  detail::check_no_overlap(out, b, "select", true);
+  check_operands(a, b, out, "select");
   if (cond.dtype != DType::boolean) {
     throw ArgumentError("select: the condition must be bool, got " + std::string(dtype_name(cond.dtype)));
   }
