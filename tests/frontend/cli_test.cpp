@@ -45,6 +45,19 @@ std::string write_temp(const std::string& name, const std::string& text) {
   return path.string();
 }
 
+// Runs `shardc FILE -o DIR` on a program that code generation must reject: exit status 1, each
+// of `errors` printed, and no C++ written.
+void expect_codegen_errors(const std::string& file_name, const std::string& text,
+                           const std::vector<std::string>& errors) {
+  const std::string file = write_temp(file_name, text);
+  const std::filesystem::path out = std::filesystem::path(file).parent_path() / ("out_" + file_name);
+  CliRun r = shardc(file + " -o " + out.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  for (const std::string& error : errors) EXPECT_NE(r.output.find(error), std::string::npos) << r.output;
+  const std::string stem = file_name.substr(0, file_name.rfind(".shard"));
+  EXPECT_FALSE(std::filesystem::exists(out / (stem + ".shard.cpp"))) << r.output;
+}
+
 const char* kGood = "mesh grid = [X: 2];\nfunc f(x: f32[8@X]) -> f32[8@X] on grid { return x; }\n";
 const char* kBad = "mesh grid = [X: 2];\nfunc f(x: f32[8@X]) -> f32[8@X] on grid { return x + ; }\n";
 
@@ -147,20 +160,12 @@ TEST(Cli, StdinIsDash) {
 
 TEST(Cli, KeyParametersAndResultsAreLocatedCodegenErrors) {
   // A func's key parameter or result has no C++ entry-point type: located errors, no C++.
-  const std::string file = write_temp("cli_keys.shard",
-                                      "mesh m = [X: 2];\n"
-                                      "func f(k: key) -> f32[4] on m { return normal(k, f32[4]); }\n"
-                                      "func g() -> key on m { return key(7); }\n");
-  const std::string out = std::filesystem::path(file).parent_path() / "out";
-  CliRun r = shardc(file + " -o " + out);
-  EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("cli_keys.shard:2:8: error: code generation does not support a key parameter: 'k' of f"),
-            std::string::npos)
-      << r.output;
-  EXPECT_NE(r.output.find("cli_keys.shard:3:31: error: code generation does not support a key result: result 0 of g"),
-            std::string::npos)
-      << r.output;
-  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(out) / "cli_keys.shard.cpp")) << r.output;
+  expect_codegen_errors("cli_keys.shard",
+                        "mesh m = [X: 2];\n"
+                        "func f(k: key) -> f32[4] on m { return normal(k, f32[4]); }\n"
+                        "func g() -> key on m { return key(7); }\n",
+                        {"cli_keys.shard:2:8: error: code generation does not support a key parameter: 'k' of f",
+                         "cli_keys.shard:3:31: error: code generation does not support a key result: result 0 of g"});
 }
 
 TEST(Cli, AKeywordModuleKeepsItsFileNamesAndRenamesItsNamespace) {
@@ -188,18 +193,12 @@ TEST(Cli, AKeywordModuleKeepsItsFileNamesAndRenamesItsNamespace) {
 
 TEST(Cli, ANameThatIsAlsoATypeHelperIsALocatedCodegenError) {
   // The header declares g_in0_type() beside g: a function of that name would be declared twice.
-  const std::string file = write_temp("cli_helper_clash.shard",
-                                      "mesh m = [X: 2];\n"
-                                      "func g(x: f32[4@X]) -> f32[4@X] on m { return x; }\n"
-                                      "func g_in0_type() -> f32[4] on m { return zeros(f32[4]); }\n");
-  const std::string out = std::filesystem::path(file).parent_path() / "out_clash";
-  CliRun r = shardc(file + " -o " + out);
-  EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("cli_helper_clash.shard:2:6: error: the generated C++ would declare 'g_in0_type' twice: "
-                          "as the type of parameter 0 of 'g' and as function 'g_in0_type'"),
-            std::string::npos)
-      << r.output;
-  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(out) / "cli_helper_clash.shard.cpp")) << r.output;
+  expect_codegen_errors("cli_helper_clash.shard",
+                        "mesh m = [X: 2];\n"
+                        "func g(x: f32[4@X]) -> f32[4@X] on m { return x; }\n"
+                        "func g_in0_type() -> f32[4] on m { return zeros(f32[4]); }\n",
+                        {"cli_helper_clash.shard:2:6: error: the generated C++ would declare 'g_in0_type' twice: "
+                         "as the type of parameter 0 of 'g' and as function 'g_in0_type'"});
 }
 
 TEST(Cli, ErrorsExitWith1AndAreLocated) {
