@@ -1,46 +1,24 @@
 # The install rules and the `shardc` CMake package (P/lib/cmake/shardc/), plus the names that
 # make shardc_add_library work the same way inside this build tree and from an install:
-#   shardc::shardc, shardc::runtime, SHARDC_TEMPLATE_DIR, SHARDC_HAS_CODEGEN.
+#   shardc::shardc, shardc::runtime, SHARDC_TEMPLATE_DIR.
 # Included by the top-level CMakeLists.txt after every stage's subdirectory, so that the
 # targets it refers to exist. The stages install their own targets into the export set
 # `shardcTargets` (runtime/, runtime/kernels/, runtime/random/, tools/shardc/).
 include_guard(GLOBAL)
 include(CMakePackageConfigHelpers)
 
-# The code generator's library: examples/ and the package's users can only generate C++
-# once it is part of the build.
-set(SHARDC_CODEGEN_TARGET shardc_codegen CACHE STRING "The target whose presence means shardc generates C++")
-if(TARGET ${SHARDC_CODEGEN_TARGET} AND TARGET shardc)
-  set(SHARDC_HAS_CODEGEN TRUE)
-else()
-  set(SHARDC_HAS_CODEGEN FALSE)
-endif()
-
 # Inside this tree, the same names the installed package exports.
-if(TARGET shardc AND NOT TARGET shardc::shardc)
-  add_executable(shardc::shardc ALIAS shardc)
-endif()
-if(TARGET shard_runtime AND NOT TARGET shardc::runtime)
-  add_library(shardc::runtime ALIAS shard_runtime)
-  # Generated code and the runtime headers are C++20; say so to every consumer.
-  target_compile_features(shard_runtime PUBLIC cxx_std_20)
-endif()
+add_executable(shardc::shardc ALIAS shardc)
+add_library(shardc::runtime ALIAS shard_runtime)
+# Generated code and the runtime headers are C++20; say so to every consumer.
+target_compile_features(shard_runtime PUBLIC cxx_std_20)
 
 set(SHARDC_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/shardc)
 set(SHARDC_INSTALL_TEMPLATEDIR ${CMAKE_INSTALL_DATADIR}/shardc/templates)
-if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/templates)
-  set(SHARDC_TEMPLATE_DIR ${PROJECT_SOURCE_DIR}/templates)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/templates/ DESTINATION ${SHARDC_INSTALL_TEMPLATEDIR})
-else()
-  set(SHARDC_TEMPLATE_DIR "")
-endif()
+set(SHARDC_TEMPLATE_DIR ${PROJECT_SOURCE_DIR}/templates)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/templates/ DESTINATION ${SHARDC_INSTALL_TEMPLATEDIR})
 
 include(ShardcAddLibrary)
-
-# Nothing to package when the runtime is not part of this build (e.g. a fuzzing build).
-if(NOT TARGET shard_runtime)
-  return()
-endif()
 
 install(EXPORT shardcTargets
   NAMESPACE shardc::
@@ -53,7 +31,7 @@ configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/shardcConfig.cmake.in
   ${PROJECT_BINARY_DIR}/package/shardcConfig.cmake
   INSTALL_DESTINATION ${SHARDC_INSTALL_CMAKEDIR}
-  PATH_VARS SHARDC_INSTALL_TEMPLATEDIR CMAKE_INSTALL_BINDIR)
+  PATH_VARS SHARDC_INSTALL_TEMPLATEDIR)
 # 0.x: a minor version may change the generated API, so only the same minor version matches.
 write_basic_package_version_file(
   ${PROJECT_BINARY_DIR}/shardcConfigVersion.cmake

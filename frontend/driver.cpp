@@ -9,32 +9,13 @@
 #include <map>
 #include <sstream>
 
+#include "codegen/generate.h"
 #include "frontend/ast_printer.h"
+#include "frontend/check/check.h"
 #include "frontend/diagnostics.h"
 #include "frontend/internal_error.h"
-#ifdef SHARDC_HAVE_CHECKER
-#include "frontend/check/check.h"
-#endif
-#ifdef SHARDC_HAVE_CODEGEN
-#include "codegen/generate.h"
-#endif
 
 namespace shardc {
-namespace {
-
-[[maybe_unused]] std::string_view emit_flag(EmitKind kind) {
-  switch (kind) {
-    case EmitKind::ast: return "--emit=ast";
-    case EmitKind::types: return "--emit=types";
-    case EmitKind::layout: return "--emit=layout";
-    case EmitKind::ir: return "--emit=ir";
-    case EmitKind::schedule: return "--emit=schedule";
-    case EmitKind::cpp: return "--emit=cpp";
-  }
-  return "--emit=?";
-}
-
-}  // namespace
 
 std::optional<std::string> read_input(const std::string& path, std::istream& in, Diagnostics& diags) {
   std::ostringstream text;
@@ -75,15 +56,18 @@ void run_file(const std::string& path, const DriverOptions& options, std::istrea
     if (kind == EmitKind::ast) ast::print_ast(*module, out);
   }
 
-#ifdef SHARDC_HAVE_CHECKER
   check::CheckResult checked = check::check(*module, options.defines, diags);
   if (!checked.module || diags.has_errors()) return;
   for (EmitKind kind : options.emits) {
     if (kind == EmitKind::types) check::emit_types(*checked.module, out);
     if (kind == EmitKind::layout) check::emit_layout(*checked.module, out);
   }
-#ifdef SHARDC_HAVE_CODEGEN
-  // Code generation (codegen/generate.h) for -o, --emit=ir|schedule|cpp, or a plain `shardc FILE`.
+  if (options.check_only) return;
+
+  // Code generation (codegen/generate.h) for -o, --emit=ir|schedule|cpp, or a plain `shardc FILE`
+  // (which writes to the current folder).
+  const bool plain = options.emits.empty() && !asks_for_code_generation(options);
+  if (!plain && !asks_for_code_generation(options)) return;
   codegen::GenerateRequest request;
   for (EmitKind kind : options.emits) {
     request.emit_ir = request.emit_ir || kind == EmitKind::ir;
@@ -91,42 +75,14 @@ void run_file(const std::string& path, const DriverOptions& options, std::istrea
     request.emit_cpp = request.emit_cpp || kind == EmitKind::cpp;
   }
   request.output_dir = options.output_dir;
-  const bool plain = !options.check_only && options.emits.empty() && !asks_for_code_generation(options);
   if (plain) request.output_dir.emplace(1, '.');
   request.source_path = path;
   request.outer_namespace = options.outer_namespace;
   request.trace_passes = options.trace_passes;
-  if (!options.check_only && (plain || asks_for_code_generation(options)))
-    codegen::generate(checked.module, request, out, diags);
-  return;
-#endif
-#else
-  for (EmitKind kind : options.emits) {
-    if (kind != EmitKind::ast) {
-      diags.error({}, std::string(emit_flag(kind)) + " is not available: this build has no type checker yet");
-    }
-  }
-  if (!options.defines.empty()) {
-    diags.warning({}, "-D has no effect: this build has no type checker yet");
-  }
-#endif
-
-  // Code generation (issue 4) runs when neither --check nor an --emit asked for less.
-  bool wants_code = options.output_dir || (!options.check_only && options.emits.empty());
-  if (wants_code) {
-    diags.error({}, "C++ code generation is not implemented yet; use --check or --emit=ast|types|layout");
-  }
+  codegen::generate(checked.module, request, out, diags);
 }
 
 }  // namespace
-
-bool checker_available() {
-#ifdef SHARDC_HAVE_CHECKER
-  return true;
-#else
-  return false;
-#endif
-}
 
 bool asks_for_code_generation(const DriverOptions& options) {
   return options.output_dir || options.trace_passes ||

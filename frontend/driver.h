@@ -1,6 +1,5 @@
-// The compiler pipeline behind the CLI: for each input file, parse -> check -> emit.
-// One function per step keeps it easy to extend (issue 4 adds --emit=ir|schedule|cpp and
-// code generation after check): add an EmitKind and a step in run_file (driver.cpp).
+// The compiler pipeline behind the CLI: for each input file, parse -> check -> generate, with
+// an --emit after each stage. A new output is an EmitKind and a step in run_file (driver.cpp).
 #pragma once
 
 #include <functional>
@@ -43,8 +42,5 @@ void report_internal_errors(Diagnostics& diags, const std::function<void()>& ste
 // Runs the pipeline on every input. Emitted text goes to `out`, diagnostics to `err`.
 // Returns the process exit status: 0 on success, 1 when any file had errors.
 int run_driver(const DriverOptions& options, std::istream& in, std::ostream& out, std::ostream& err);
-
-// Whether this build links the checker (frontend/check/).
-bool checker_available();
 
 }  // namespace shardc

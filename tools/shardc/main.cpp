@@ -4,15 +4,12 @@
 #include <iostream>
 
 #include "frontend/driver.h"
-#ifdef SHARDC_HAVE_RUN
 #include "run_command.h"
-#endif
 
 namespace {
 
 constexpr int kUsageError = 2;
 
-#ifdef SHARDC_HAVE_RUN
 // `shardc run FILE ...` compiles, builds, runs and checks a program (tools/shardc/run_command.h).
 // argv[0] is "run".
 int run_main(int argc, char** argv) {
@@ -33,14 +30,11 @@ int run_main(int argc, char** argv) {
   }
   return shardc::run_command(o);
 }
-#endif
 
 }  // namespace
 
 int main(int argc, char** argv) {
-#ifdef SHARDC_HAVE_RUN
   if (argc > 1 && std::string_view(argv[1]) == "run") return run_main(argc - 1, argv + 1);
-#endif
   CLI::App app{"shardc: compiles .shard sharded tensor programs to C++", "shardc"};
   app.set_version_flag("--version", std::string("shardc ") + SHARDC_VERSION);
   app.footer("Exit status: 0 on success, 1 when an input has errors, 2 on usage errors.");
