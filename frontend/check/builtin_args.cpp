@@ -1,10 +1,13 @@
 #include "frontend/check/builtin_args.h"
 
+#include <algorithm>
+
 #include "frontend/internal_error.h"
 
 namespace shardc::check {
 
-Args::Args(Checker& c, const ast::CallExpr& call, std::initializer_list<std::string_view> params, std::size_t required)
+Args::Args(Checker& c, const ast::CallExpr& call, std::initializer_list<std::string_view> params, std::size_t required,
+           std::initializer_list<std::string_view> nullable)
     : call_(call), params_(params), values_(params.size()), given_(params.size(), nullptr) {
   const std::string& fname = call.callee.name;
   auto accepted = [&] {
@@ -40,6 +43,13 @@ Args::Args(Checker& c, const ast::CallExpr& call, std::initializer_list<std::str
     given_[slot] = &arg;
     values_[slot] = c.eval(*arg.value);
     if (values_[slot].is_error()) ok_ = false;
+    if (values_[slot].kind == Value::Kind::none &&
+        std::find(nullable.begin(), nullable.end(), params_[slot]) == nullable.end()) {
+      c.error(arg.range, "argument '" + std::string(params_[slot]) + "' of " + fname + " cannot be None")
+          .note("signature: " + fname + "(" + accepted() + ")" +
+                (required > static_cast<std::size_t>(slot) ? "" : "; leave the argument out for its default"));
+      ok_ = false;
+    }
   }
   for (std::size_t i = 0; i < required && i < params_.size(); ++i) {
     if (!given_[i] && ok_) {

@@ -110,7 +110,7 @@ Value all_to_all(Checker& c, const ast::CallExpr& call) {
 
 Value ppermute(Checker& c, const ast::CallExpr& call) {
   if (!require_manual(c, call)) return Value::error();
-  Args a(c, call, {"x", "axes", "perm", "shift"}, 2);
+  Args a(c, call, {"x", "axes", "perm", "shift"}, 2, {"perm", "shift"});
   if (!a.ok() || !local_array(c, a, "x")) return Value::error();
   auto axes = group(c, a);
   if (!axes) return Value::error();

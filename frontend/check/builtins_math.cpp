@@ -83,7 +83,8 @@ ReduceKind reduce_kind(std::string_view n) {
 Value reduce(Checker& c, const ast::CallExpr& call) {
   const std::string& n = call.callee.name;
   bool arg = n == "argmax" || n == "argmin";
-  Args a(c, call, {"x", "axis", "keepdims"}, arg ? 2 : 1);
+  // argmax/argmin take one axis; the other reductions' axis=None reduces every dimension.
+  Args a = arg ? Args(c, call, {"x", "axis", "keepdims"}, 2) : Args(c, call, {"x", "axis", "keepdims"}, 1, {"axis"});
   if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x", false)) return Value::error();
   const Type& x = a["x"].type;
   std::vector<int> axes;
@@ -112,6 +113,17 @@ Value reduce(Checker& c, const ast::CallExpr& call) {
     auto k = c.static_bool(a["keepdims"], a.range("keepdims"), "keepdims=");
     if (!k) return Value::error();
     keepdims = *k;
+  }
+  if (a.has("axis") && axes.empty()) {
+    // axis=() reduces over no dimension: x itself, in the reduction's result dtype (NumPy's
+    // sum(x, axis=()) of bools is an int array of the same shape). An empty `axes` below means
+    // every dimension (axis=None).
+    auto whole = checked(c, reduce_op(n, reduce_kind(n), x, {}), a, {"x"});
+    if (!whole) return Value::error();
+    Type same = x;
+    same.weak = false;
+    return c.emit("convert", call, {a["x"]}, with_dtype(same, whole->dtype),
+                  {{"dtype", std::string(shard::dtype_short_name(whole->dtype))}});
   }
   auto t = checked(c, reduce_op(n, reduce_kind(n), x, axes), a, {"x"});
   if (!t) return Value::error();
@@ -180,7 +192,7 @@ Value contraction(Checker& c, const ast::CallExpr& call, const std::string& spec
 }
 
 Value einsum(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"spec", "a", "b", "out"}, 2);
+  Args a(c, call, {"spec", "a", "b", "out"}, 2, {"b", "out"});
   if (!a.ok()) return Value::error();
   if (a["spec"].kind != Value::Kind::string) {
     c.error(a.range("spec"), "einsum's first argument must be a spec string like \"bd,df->bf\"");
@@ -200,7 +212,7 @@ Value einsum(Checker& c, const ast::CallExpr& call) {
 }
 
 Value matmul(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"a", "b", "out"}, 2);
+  Args a(c, call, {"a", "b", "out"}, 2, {"out"});
   if (!a.ok() || !c.need_array(a["a"], a.range("a"), "a", false) || !c.need_array(a["b"], a.range("b"), "b", false))
     return Value::error();
   auto spec = matmul_spec(a["a"].type, a["b"].type);

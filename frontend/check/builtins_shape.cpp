@@ -1,5 +1,6 @@
 // Shape ops, layout changes, constructors and axis_size.
 #include <cmath>
+#include <cstdio>
 
 #include "frontend/check/builtins.h"
 #include "frontend/check/checked_math.h"
@@ -37,7 +38,7 @@ Value broadcast_to(Checker& c, const ast::CallExpr& call) {
 }
 
 Value transpose(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"x", "perm"}, 1);
+  Args a(c, call, {"x", "perm"}, 1, {"perm"});
   if (!a.ok() || !array_arg(c, a, "x")) return Value::error();
   std::vector<std::int64_t> perm;
   if (a.has("perm")) {
@@ -61,6 +62,14 @@ Value expand_squeeze(Checker& c, const ast::CallExpr& call) {
   auto t = checked(c, expand ? expand_dims_op(a["x"].type, *axis) : squeeze_op(a["x"].type, *axis), a, {"x"});
   if (!t) return Value::error();
   return c.emit(call.callee.name, call, {a["x"]}, *t, {{"axis", std::int64_t{*axis}}});
+}
+
+// A per-device start makes the result vary wherever the start does: x[axis_index(i)] differs
+// between the devices of i even when x does not (JAX's vma of a dynamic slice).
+Type varying_with_starts(Type t, const std::vector<Value>& inputs) {
+  for (const Value& v : inputs)
+    if (v.is_array()) t.varying |= v.type.varying;
+  return t;
 }
 
 bool integer_start(Checker& c, const Value& v, const SourceRange& r) {
@@ -93,7 +102,7 @@ Value dynamic_slice(Checker& c, const ast::CallExpr& call) {
       t = *r;
       inputs.push_back(a["start"].items[d]);
     }
-    return c.emit("dynamic_slice", call, inputs, t, {{"sizes", *sizes}});
+    return c.emit("dynamic_slice", call, inputs, varying_with_starts(t, inputs), {{"sizes", *sizes}});
   }
   if (!integer_start(c, a["start"], a.range("start"))) return Value::error();
   auto size = c.static_int(a["size"], a.range("size"), "the size of dynamic_slice");
@@ -102,7 +111,8 @@ Value dynamic_slice(Checker& c, const ast::CallExpr& call) {
   auto r = checked(c, dynamic_slice_op(t, *axis, *size), a, {"x"});
   if (!r) return Value::error();
   inputs.push_back(a["start"]);
-  return c.emit("dynamic_slice", call, inputs, *r, {{"axis", std::int64_t{*axis}}, {"size", *size}});
+  return c.emit("dynamic_slice", call, inputs, varying_with_starts(*r, inputs),
+                {{"axis", std::int64_t{*axis}}, {"size", *size}});
 }
 
 Value dynamic_update_slice(Checker& c, const ast::CallExpr& call) {
@@ -142,7 +152,7 @@ Value dynamic_update_slice(Checker& c, const ast::CallExpr& call) {
   }
   auto t = checked(c, r, a, {"x", "update"});
   if (!t) return Value::error();
-  return c.emit("dynamic_update_slice", call, inputs, *t, {{"axis", std::int64_t{axis}}});
+  return c.emit("dynamic_update_slice", call, inputs, varying_with_starts(*t, inputs), {{"axis", std::int64_t{axis}}});
 }
 
 std::optional<std::vector<Value>> array_tuple(Checker& c, const Args& a, std::string_view p) {
@@ -253,7 +263,7 @@ Value constructor(Checker& c, const ast::CallExpr& call) {
 }
 
 Value arange(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"start", "stop", "step", "dtype", "out"}, 1);
+  Args a(c, call, {"start", "stop", "step", "dtype", "out"}, 1, {"stop", "dtype", "out"});
   if (!a.ok()) return Value::error();
   auto num = [&](std::string_view p, double fallback, bool& is_int) -> std::optional<double> {
     if (!a.has(p)) return fallback;
@@ -282,6 +292,23 @@ Value arange(Checker& c, const ast::CallExpr& call) {
     auto t = c.type_argument(a["dtype"], a.range("dtype"), "dtype=");
     if (!t) return Value::error();
     dt = t->dtype;
+  }
+  if (count > 0 && (dt == DType::i32 || dt == DType::i64)) {
+    // Every value must fit the dtype, as for any static number (section 7): the first and last
+    // are the extremes.
+    const double last = *start + (count - 1) * *step;
+    const double lo = dt == DType::i32 ? -2147483648.0 : -9223372036854775808.0;
+    const double hi = dt == DType::i32 ? 2147483647.0 : 9223372036854775807.0;
+    for (double v : {*start, last}) {
+      if (v < lo || v > hi) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.0f", v);
+        auto d = c.error(call.range, std::string("arange's value ") + text + " does not fit " +
+                                     std::string(shard::dtype_name(dt)));
+        if (dt == DType::i32) d.note("give dtype=i64 for a wider range");
+        return Value::error();
+      }
+    }
   }
   Type t = make_array(dt, {Dim{static_cast<std::int64_t>(count), {}}}, c.mesh());
   t.local = c.manual();

@@ -324,7 +324,9 @@ Value Checker::eval_index(const ast::IndexExpr& e) {
           report(r.error(), e.range, {e.base->range});
           return Value::error();
         }
-        return emit("dynamic_index", e, {base, iv}, *r);
+        Type t = *r;
+        t.varying |= iv.type.varying;  // x[axis_index(i)] differs between the devices of i
+        return emit("dynamic_index", e, {base, iv}, t);
       } else {
         error(ix.range, "an index must be an integer (static, or a runtime integer scalar)").note(describe_dynamic(iv));
         return Value::error();
