@@ -42,7 +42,8 @@ const Instr* only_reader(const Function& f, const DefUse& u, ValueId v) {
   return reader;
 }
 
-// The box [begin, end) per dim that a dynamic_update_slice of `instr` writes, starts clamped.
+// The box [begin, end) per dim that a dynamic_update_slice of `instr` writes: a negative start
+// counts from the end, then starts are clamped (as the runtime's dynamic_update_slice does).
 std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> written_box(const Function& f, const DefUse& u,
                                                                              const Instr& instr) {
   const auto& shape = f.values.at(static_cast<std::size_t>(instr.inputs()[0])).shape;
@@ -64,7 +65,8 @@ std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> written_box(co
   }
   std::vector<std::pair<std::int64_t, std::int64_t>> box;
   for (std::size_t d = 0; d < shape.size(); ++d) {
-    const std::int64_t begin = std::clamp<std::int64_t>(starts[d], 0, shape[d] - update[d]);
+    const std::int64_t start = starts[d] < 0 ? starts[d] + shape[d] : starts[d];
+    const std::int64_t begin = std::clamp<std::int64_t>(start, 0, shape[d] - update[d]);
     box.emplace_back(begin, begin + update[d]);
   }
   return box;

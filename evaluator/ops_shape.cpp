@@ -113,6 +113,8 @@ HostTensor dynamic_slice(const HostTensor& x, std::vector<std::int64_t> starts, 
     if (sizes[d] < 0 || sizes[d] > x.shape[d])
       throw EvalError("dynamic_slice: size " + std::to_string(sizes[d]) + " larger than dimension " + std::to_string(d) +
                       " of " + shape_text(x.shape));
+    // JAX: a negative start counts from the end, then every start is clamped.
+    if (starts[d] < 0) starts[d] += x.shape[d];
     starts[d] = std::clamp<std::int64_t>(starts[d], 0, x.shape[d] - sizes[d]);
     limits[d] = starts[d] + sizes[d];
   }
@@ -127,6 +129,7 @@ HostTensor dynamic_update_slice(const HostTensor& x, const HostTensor& update_in
   for (int d = 0; d < r; ++d) {
     if (update.shape[d] > x.shape[d])
       throw EvalError("dynamic_update_slice: update " + shape_text(update.shape) + " larger than " + shape_text(x.shape));
+    if (starts[d] < 0) starts[d] += x.shape[d];  // as in dynamic_slice
     starts[d] = std::clamp<std::int64_t>(starts[d], 0, x.shape[d] - update.shape[d]);
   }
   HostTensor out = x;

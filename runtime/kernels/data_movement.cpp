@@ -43,8 +43,10 @@ void fill_typed(const MutView& dst, typename T::Stored stored) {
   });
 }
 
-// Clamps a dynamic start into [0, dim - size], as lax.dynamic_slice does.
+// A dynamic start as lax.dynamic_slice takes it (allow_negative_indices): a negative start
+// counts from the end, then the start is clamped into [0, dim - size].
 std::int64_t clamp_start(std::int64_t start, std::int64_t dim, std::int64_t size) {
+  if (start < 0) start += dim;
   return std::clamp<std::int64_t>(start, 0, dim - size);
 }
 

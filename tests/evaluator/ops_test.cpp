@@ -214,11 +214,15 @@ TEST(Shape, ReshapeTransposeSlices) {
 }
 
 TEST(Shape, DynamicStartsClampAsInJax) {
+  // A negative start counts from the end (JAX's allow_negative_indices), then starts clamp.
   HostTensor x = ints({5}, {0, 1, 2, 3, 4});
   EXPECT_EQ(dynamic_slice(x, {4}, {2}).ints, (std::vector<std::int64_t>{3, 4}));
-  EXPECT_EQ(dynamic_slice(x, {-3}, {2}).ints, (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(dynamic_slice(x, {-3}, {2}).ints, (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(dynamic_slice(x, {-1}, {2}).ints, (std::vector<std::int64_t>{3, 4}));
+  EXPECT_EQ(dynamic_slice(x, {-9}, {2}).ints, (std::vector<std::int64_t>{0, 1}));
   HostTensor u = dynamic_update_slice(x, ints({2}, {9, 9}), {10});
   EXPECT_EQ(u.ints, (std::vector<std::int64_t>{0, 1, 2, 9, 9}));
+  EXPECT_EQ(dynamic_update_slice(x, ints({2}, {9, 9}), {-4}).ints, (std::vector<std::int64_t>{0, 9, 9, 3, 4}));
   HostTensor uf = dynamic_update_slice(floats({2}, {0, 0}), ints({1}, {3}), {1});
   EXPECT_EQ(uf.floats, (std::vector<float>{0, 3}));
 }

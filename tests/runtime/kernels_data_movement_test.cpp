@@ -84,9 +84,10 @@ TEST(KernelsDataMovement, DynamicSliceClampsStartsLikeJax) {
   Array a(DType::f32, {5, 4});
   for (int k = 0; k < 20; ++k) a.set(k, k);
   Array s(DType::f32, {2, 3});
-  // Starts (4, -3) clamp to (3, 0); (1, 1) is in range; (100, 100) clamps to (3, 1).
+  // A negative start counts from the end, then starts clamp into [0, dim - size]:
+  // (4, -3) -> (3, 1); (1, 1) is in range; (100, 100) -> (3, 1); (-1, -10) -> (4, -6) -> (3, 0).
   const std::vector<std::pair<std::vector<std::int64_t>, std::pair<int, int>>> cases = {
-      {{4, -3}, {3, 0}}, {{1, 1}, {1, 1}}, {{100, 100}, {3, 1}}};
+      {{4, -3}, {3, 1}}, {{1, 1}, {1, 1}}, {{100, 100}, {3, 1}}, {{-1, -10}, {3, 0}}};
   for (const auto& [starts, at] : cases) {
     sk::dynamic_slice(a.view(), starts, s.mut());
     for (int i = 0; i < 2; ++i)
@@ -100,10 +101,10 @@ TEST(KernelsDataMovement, DynamicSliceClampsStartsLikeJax) {
 TEST(KernelsDataMovement, DynamicWindowIsTheClampedSliceInPlace) {
   Array a(DType::f32, {5, 4});
   for (int k = 0; k < 20; ++k) a.set(k, k);
-  const sk::View w = sk::dynamic_window(a.view(), {4, -3}, {2, 3});  // clamps to (3, 0)
+  const sk::View w = sk::dynamic_window(a.view(), {4, -3}, {2, 3});  // (3, 1), as dynamic_slice
   EXPECT_EQ(w.shape, (Shape{2, 3}));
   EXPECT_EQ(w.strides, (Shape{4, 1}));
-  EXPECT_EQ(w.data, static_cast<const float*>(a.view().data) + 3 * 4);
+  EXPECT_EQ(w.data, static_cast<const float*>(a.view().data) + 3 * 4 + 1);
   EXPECT_THROW(sk::dynamic_window(a.view(), {0, 0}, {6, 1}), shard::ShapeError);
   EXPECT_THROW(sk::dynamic_window(a.view(), {0}, {2, 3}), shard::ShapeError);
 }
@@ -111,11 +112,11 @@ TEST(KernelsDataMovement, DynamicWindowIsTheClampedSliceInPlace) {
 TEST(KernelsDataMovement, DynamicUpdateSliceClampsAndWritesInPlace) {
   Array a(DType::i32, {4, 4}), u(DType::i32, {2, 2});
   for (int k = 0; k < 4; ++k) u.set_int(k, 100 + k);
-  sk::dynamic_update_slice(a.mut(), u.view(), {3, -1});  // clamps to (2, 0)
+  sk::dynamic_update_slice(a.mut(), u.view(), {3, -1});  // (3, 3) from the end, clamped to (2, 2)
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 4; ++j) {
-      const bool inside = i >= 2 && j < 2;
-      EXPECT_EQ(a.get_int(i * 4 + j), inside ? 100 + (i - 2) * 2 + j : 0);
+      const bool inside = i >= 2 && j >= 2;
+      EXPECT_EQ(a.get_int(i * 4 + j), inside ? 100 + (i - 2) * 2 + (j - 2) : 0);
     }
 }
 

@@ -28,15 +28,17 @@ void fill_int(const MutView& dst, std::int64_t value);
 // dst[..., i, ...] = i along `axis` (lax.broadcasted_iota; arange for a 1-D dst).
 void iota(const MutView& dst, int axis);
 
-// lax.dynamic_slice: dst.shape gives the slice sizes; each start is clamped to
-// [0, dim - size] as JAX does, so an out-of-range start never reads out of bounds.
+// lax.dynamic_slice: dst.shape gives the slice sizes; a negative start counts from the end
+// (start + dim), then each start is clamped to [0, dim - size] as JAX does, so an
+// out-of-range start never reads out of bounds.
 void dynamic_slice(const View& src, const std::vector<std::int64_t>& starts, const MutView& dst);
 // The same window as a view into src, nothing copied (generated code reads a slice that only a
 // matmul consumes in place).
 View dynamic_window(const View& src, const std::vector<std::int64_t>& starts, const Shape& sizes);
 
 // lax.dynamic_update_slice, in place: operand[starts : starts + update.shape] = update, with
-// starts clamped to [0, dim - update size]. `update` must not overlap `operand`.
+// starts taken as in dynamic_slice (negative from the end, then clamped to
+// [0, dim - update size]). `update` must not overlap `operand`.
 void dynamic_update_slice(const MutView& operand, const View& update, const std::vector<std::int64_t>& starts);
 
 // jnp.concatenate along `axis` (negative counts from the end).
