@@ -197,16 +197,18 @@ class SpmdLowering {
   // operand's blocks of the result's split: a reshard, here a local slice with no
   // communication. A broadcast dimension (size 1, or absent on the left) stays whole.
   check::Op align_operands(const check::Op& op) {
-    const Value& out = val(op.outputs[0]);
+    // Copies: emit_reshard adds values, which may move every Value of the function.
+    const std::vector<AxisList> out_spec = val(op.outputs[0]).spec;
+    const std::vector<std::int64_t> out_shape = val(op.outputs[0]).global_shape;
     check::Op aligned = op;
     for (ValueId& in : aligned.inputs) {
       const Value& v = val(in);
-      if (v.kind != ValueKind::array || v.spec.size() > out.spec.size()) continue;
-      const std::size_t lead = out.spec.size() - v.spec.size();
+      if (v.kind != ValueKind::array || v.spec.size() > out_spec.size()) continue;
+      const std::size_t lead = out_spec.size() - v.spec.size();
       std::vector<AxisList> spec = v.spec;
       for (std::size_t d = 0; d < v.spec.size(); ++d)
-        if (v.global_shape[d] == out.global_shape[lead + d]) spec[d] = out.spec[lead + d];
-      in = emit_reshard(f_, in, spec, op.range);
+        if (v.global_shape[d] == out_shape[lead + d]) spec[d] = out_spec[lead + d];
+      in = emit_reshard(f_, in, spec, op.range);  // `v` is not used after this
     }
     return aligned;
   }

@@ -39,7 +39,7 @@ Function empty_like(const Function& f) {
   return out;
 }
 
-ValueId emit_reshard(Function& out, ValueId src, const std::vector<AxisList>& spec, const SourceRange& range) {
+ValueId emit_reshard(Function& out, ValueId src, std::vector<AxisList> spec, const SourceRange& range) {
   const Value& v = out.values.at(static_cast<std::size_t>(src));
   if (v.spec == spec) return src;
   ValueId id = out.add_value(with_spec(*out.mesh, out.values[static_cast<std::size_t>(src)], spec));

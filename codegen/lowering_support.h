@@ -24,8 +24,9 @@ bool is_replicated(const std::vector<AxisList>& spec);
 Function empty_like(const Function& f);
 
 // Appends `reshard(src) -> spec` to `out` (nothing when src already has that spec) and returns
-// the value holding the result.
-ValueId emit_reshard(Function& out, ValueId src, const std::vector<AxisList>& spec, const SourceRange& range);
+// the value holding the result. It adds a Value, which may move every Value of `out`: `spec` is
+// taken by value for that reason, and a caller's references into out.values dangle after it.
+ValueId emit_reshard(Function& out, ValueId src, std::vector<AxisList> spec, const SourceRange& range);
 
 // The attribute map of a collective over `axes`.
 Attrs axes_attrs(const AxisList& axes);

@@ -1,5 +1,7 @@
 // libFuzzer target of the front end: any byte string goes through parse -> check (and the
-// --emit=types/layout printers when checking succeeds) exactly as `shardc --check` runs it.
+// --emit=types/layout printers when checking succeeds) exactly as `shardc --check` runs it,
+// then through code generation as `shardc --emit=cpp` runs it (lowering passes and emitter:
+// its memory errors need a sanitizer to show, not a wrong-looking output).
 // The front end's contract (frontend/parse.h, docs/language.md "Limits"): every input gives
 // either a module or located diagnostics; it never crashes, hangs, leaks an exception or
 // trips a sanitizer. This target turns each broken promise into a libFuzzer crash:
@@ -15,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "codegen/generate.h"
 #include "frontend/check/check.h"
 #include "frontend/diagnostics.h"
 #include "frontend/parse.h"
@@ -40,6 +43,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::ostringstream sink;
       shardc::check::emit_types(*checked.module, sink);
       shardc::check::emit_layout(*checked.module, sink);
+      shardc::codegen::GenerateRequest request;
+      request.emit_cpp = true;
+      shardc::codegen::generate(checked.module, request, sink, diags);
     }
   } else if (!diags.has_errors()) {
     report_bug("parse() returned no module and reported no error", diags);
