@@ -34,6 +34,18 @@ Value unary(Checker& c, const ast::CallExpr& call) {
   return c.emit(n, call, {x}, t);
 }
 
+// A static int operand must fit the dtype the operation computes in, as for the operators
+// (checker_exprs.cpp): maximum(x_i32, 3000000000) would otherwise wrap the literal.
+bool literals_fit(Checker& c, const Args& a, std::initializer_list<std::string_view> params, DType dtype) {
+  for (std::string_view p : params) {
+    if (auto msg = literal_fits(a[p], dtype)) {
+      c.error(a.range(p), *msg).note("JAX raises OverflowError for the same; use an i64 operand");
+      return false;
+    }
+  }
+  return true;
+}
+
 Value binary(Checker& c, const ast::CallExpr& call) {
   Args a(c, call, {"a", "b"}, 2);
   if (!a.ok() || !c.need_array(a["a"], a.range("a"), "a") || !c.need_array(a["b"], a.range("b"), "b"))
@@ -43,7 +55,7 @@ Value binary(Checker& c, const ast::CallExpr& call) {
     return Value::error();
   }
   auto t = checked(c, binary_op(call.callee.name, BinaryKind::arithmetic, a["a"].type, a["b"].type), a, {"a", "b"});
-  if (!t) return Value::error();
+  if (!t || !literals_fit(c, a, {"a", "b"}, t->dtype)) return Value::error();
   return c.emit(call.callee.name, call, {a["a"], a["b"]}, *t);
 }
 
@@ -53,7 +65,7 @@ Value where(Checker& c, const ast::CallExpr& call) {
   for (auto p : {"cond", "a", "b"})
     if (!c.need_array(a[p], a.range(p), p)) return Value::error();
   auto t = checked(c, select_op(a["cond"].type, a["a"].type, a["b"].type), a, {"cond", "a", "b"});
-  if (!t) return Value::error();
+  if (!t || !literals_fit(c, a, {"a", "b"}, t->dtype)) return Value::error();
   return c.emit("select", call, {a["cond"], a["a"], a["b"]}, *t);
 }
 

@@ -164,10 +164,15 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
   }
   for (std::size_t i = 0; i < args.size(); ++i) {
     Value a = args[i];
+    if (auto msg = literal_fits(a, params[i].dtype); msg && params[i].is_array()) {
+      error(bound[i]->range, *msg).note("parameter " + std::to_string(i) + " of " + name + " is " + to_string(params[i]));
+      return Value::error();
+    }
     if (a.is_static_scalar() && params[i].is_array() && params[i].dims.empty()) a = materialize(a, call);
     if (a.kind != Value::Kind::typed || !(a.type == params[i])) {
-      auto b = error(bound[i]->range, "argument " + std::to_string(i) + " of " + name + " has type " +
-                                          (a.kind == Value::Kind::typed ? to_string(a.type) : describe_dynamic(a)) +
+      auto b = error(bound[i]->range, "argument " + std::to_string(i) + " of " + name +
+                                          (a.kind == Value::Kind::typed ? " has type " + to_string(a.type)
+                                                                        : ": " + describe_dynamic(a)) +
                                           ", but " + name + " expects " + to_string(params[i]));
       if (a.is_array() && a.type.shape() == params[i].shape() && a.type.dtype == params[i].dtype)
         b.note("use reshard(x, " + format_spec(*params[i].mesh, params[i].dims) + ") to change the layout first");

@@ -42,7 +42,16 @@ std::vector<Value> Checker::emit_multi(std::string name, const ast::Node& node, 
                                        const std::vector<Type>& results, std::map<std::string, Attr> attrs) {
   std::vector<Value> outs;
   if (!ctx_) {
-    for (const Type& t : results) outs.push_back(Value::typed_value(t, -1));
+    // Outside a function (a const or mesh initialiser) nothing runs: an operation's result is
+    // a runtime value, never static, whatever static operands it had (abs(-3) kept its
+    // operand's value -3 as if folded).
+    for (Type t : results) {
+      if (t.kind == TypeKind::static_scalar) {
+        t.kind = TypeKind::array;
+        t.value.reset();
+      }
+      outs.push_back(Value::typed_value(t, -1));
+    }
     return outs;
   }
   count_op(node.range);

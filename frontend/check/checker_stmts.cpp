@@ -82,6 +82,9 @@ void Checker::exec_let(const ast::LetStmt& s) {
     auto t = resolve_type(*s.type, true);
     if (!t) {
       v = Value::error();
+    } else if (auto msg = literal_fits(v, t->dtype); msg && t->is_array()) {
+      error(s.value->range, *msg).note("the binding is declared " + to_string(*t));
+      v = Value::error();
     } else if (v.kind != Value::Kind::typed || !(v.type == *t)) {
       bool static_ok = v.is_static_scalar() && t->is_array() && t->dims.empty() && v.type.dtype == t->dtype;
       if (!static_ok) {
