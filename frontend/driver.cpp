@@ -17,12 +17,24 @@
 
 namespace shardc {
 
-std::optional<std::string> read_input(const std::string& path, std::istream& in, Diagnostics& diags) {
-  std::ostringstream text;
-  if (path == "-") {
-    text << in.rdbuf();
-    return text.str();
+namespace {
+
+// Up to `max` bytes of `in`, in chunks: what a stream holds beyond that is never read.
+std::string read_at_most(std::istream& in, std::size_t max) {
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() < max && in) {
+    in.read(chunk, static_cast<std::streamsize>(std::min(sizeof chunk, max - text.size())));
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
   }
+  return text;
+}
+
+}  // namespace
+
+std::optional<std::string> read_input(const std::string& path, std::istream& in, Diagnostics& diags,
+                                      std::size_t max_bytes) {
+  if (path == "-") return read_at_most(in, max_bytes + 1);
   // A directory opens as a stream that reads nothing, which would pass for an empty module.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
@@ -34,12 +46,12 @@ std::optional<std::string> read_input(const std::string& path, std::istream& in,
     diags.error({}, "cannot read '" + path + "': " + std::strerror(errno));
     return std::nullopt;
   }
-  text << file.rdbuf();
+  std::string text = read_at_most(file, max_bytes + 1);
   if (file.bad()) {
     diags.error({}, "cannot read '" + path + "': read error");
     return std::nullopt;
   }
-  return text.str();
+  return text;
 }
 
 namespace {
@@ -47,7 +59,7 @@ namespace {
 // parse -> [--emit=ast] -> check -> [--emit=types|layout] -> [code generation]
 void run_file(const std::string& path, const DriverOptions& options, std::istream& in, std::ostream& out,
               Diagnostics& diags) {
-  std::optional<std::string> text = read_input(path, in, diags);
+  std::optional<std::string> text = read_input(path, in, diags, options.limits.max_file_bytes);
   if (!text) return;
   std::unique_ptr<ast::Module> module = parse(*text, path == "-" ? "<stdin>" : path, diags, options.limits);
   if (!module) return;

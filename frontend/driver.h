@@ -31,8 +31,10 @@ struct DriverOptions {
 bool asks_for_code_generation(const DriverOptions& options);
 
 // Reads a whole source file, or standard input for "-". Reports an unlocated error (a missing
-// or unreadable file, a directory) and returns nothing on failure.
-std::optional<std::string> read_input(const std::string& path, std::istream& in, Diagnostics& diags);
+// or unreadable file, a directory) and returns nothing on failure. Reads at most max_bytes + 1 bytes: enough for parse() to report a file over its limit
+// (ParseLimits::max_file_bytes), and an endless input (/dev/zero, `yes |`) ends there.
+std::optional<std::string> read_input(const std::string& path, std::istream& in, Diagnostics& diags,
+                                      std::size_t max_bytes = ParseLimits{}.max_file_bytes);
 
 // Runs `step`; an exception it lets out becomes an unlocated error in `diags` instead of ending
 // the process: an InternalError (a broken invariant) with its own text, anything else as an

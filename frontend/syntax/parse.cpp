@@ -67,9 +67,10 @@ std::unique_ptr<ast::Module> parse(std::string_view text, std::string_view filen
     std::string_view first_line = text.substr(0, std::min<std::size_t>(text.find('\n'), 200));
     FileId id = diags.sources().add(std::string(filename), std::string(first_line));
     const SourceFile& file = diags.sources().file(id);
+    // Only "larger": the reader (read_input) stops one byte past the limit, so that an endless
+    // input (/dev/zero, a pipe) ends here too instead of filling memory.
     diags.error(SourceRange{id, file.location(0), file.location(0)},
-                "file is " + std::to_string(text.size()) + " bytes; the limit is " +
-                    std::to_string(limits.max_file_bytes) + " bytes");
+                "file is larger than the limit of " + std::to_string(limits.max_file_bytes) + " bytes");
     return nullptr;
   }
   FileId id = diags.sources().add(std::string(filename), std::string(text));

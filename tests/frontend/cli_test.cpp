@@ -242,6 +242,24 @@ TEST(Cli, RunUsageAndEmptyModules) {
   EXPECT_EQ(nothing.output.find("building"), std::string::npos) << nothing.output;
 }
 
+// An endless input ends at the size limit: shardc read /dev/zero or a pipe whole first (until
+// std::bad_alloc, or forever). `timeout` turns the old behaviour into a failure, not a hang.
+TEST(Cli, AnEndlessInputStopsAtTheSizeLimit) {
+  for (const std::string& mode : {std::string("--check /dev/zero"), std::string("run /dev/zero")}) {
+    CliRun r = shardc(mode);
+    EXPECT_EQ(r.status, 1) << mode << ": " << r.output;
+    EXPECT_NE(r.output.find("error: file is larger than the limit of 1048576 bytes"), std::string::npos) << r.output;
+  }
+  FILE* pipe = popen(("yes 'const A = 1;' | timeout 60 '" + std::string(SHARDC_EXECUTABLE) + "' --check - 2>&1").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  std::array<char, 4096> buffer;
+  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << output;
+  EXPECT_NE(output.find("<stdin>:1:1: error: file is larger than the limit of 1048576 bytes"), std::string::npos) << output;
+}
+
 TEST(Cli, MissingFileIsAnError) {
   CliRun r = shardc("--check /nonexistent/dir/x.shard");
   EXPECT_EQ(r.status, 1);
