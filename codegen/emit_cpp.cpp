@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "codegen/embedded_templates.h"
+#include "codegen/header_macros.h"
 #include "codegen/overwritten_fills.h"
 #include "frontend/internal_error.h"
 
@@ -39,7 +40,7 @@ const std::set<std::string> kReserved = {
     "offsetof",
     // what the generated code declares or uses unqualified
     "rt", "dev", "p", "blocks", "result0", "result1", "Tensor", "DType", "shard", "std", "detail",
-    "ParameterlessFunction", "parameterless_functions", "FunctionInfo", "all_functions"};
+    "ParameterlessFunction", "parameterless_functions", "FunctionInfo", "all_functions", "functions", "args"};
 
 // '_' and a capital starts a name reserved to the implementation (macros like _X): such a name
 // gets "v_" in front. So does a name that already starts with "v_" followed by such a name, so
@@ -50,9 +51,10 @@ bool needs_prefix(std::string_view name) {
   return name.starts_with("v_") && needs_prefix(name.substr(2));
 }
 
-// The same for the trailing '_' of a reserved name: `class` is `class_`, so `class_` is `class__`.
+// The same for the trailing '_' of a reserved name or a macro of the headers generated code
+// includes: `class` is `class_`, so `class_` is `class__`; INT_MAX is INT_MAX_.
 bool needs_suffix(std::string_view name) {
-  if (kReserved.count(std::string(name))) return true;
+  if (kReserved.count(std::string(name)) || header_macros().count(std::string(name))) return true;
   return name.ends_with('_') && needs_suffix(name.substr(0, name.size() - 1));
 }
 
