@@ -3,6 +3,7 @@
 // that built-ins need (with a located error when they are not).
 #include <algorithm>
 
+#include "frontend/check/checked_math.h"
 #include "frontend/check/checker.h"
 #include "frontend/check/sharding_spec.h"
 #include "frontend/internal_error.h"
@@ -55,6 +56,18 @@ std::vector<Value> Checker::emit_multi(std::string name, const ast::Node& node, 
     return outs;
   }
   count_op(node.range);
+  // Every array the program makes has an element count that fits 64 bits (docs/language.md
+  // 13.3): types written in the source are checked where they are read; this catches results
+  // that grow (broadcast_to, broadcasting operands, an outer-product einsum, stack).
+  for (const Type& t : results) {
+    if (t.kind != TypeKind::array) continue;
+    std::optional<std::int64_t> elements = 1;
+    for (const Dim& d : t.dims) elements = elements ? checked_mul(*elements, d.size) : std::nullopt;
+    if (!elements) {
+      error(node.range, "the result's element count overflows 64 bits: " + to_string(t));
+      return std::vector<Value>(results.size(), Value::error());
+    }
+  }
   CheckedFunction& f = *ctx_->out;
   Op op;
   op.name = std::move(name);

@@ -1,6 +1,9 @@
 // The statement walker: let/var bindings, assignments (a var keeps its type), static
 // `for` unrolling, static `if`, and `return` with the result checks (JAX's vma check
 // for shard_map outputs).
+#include <limits>
+
+#include "frontend/check/checked_math.h"
 #include "frontend/check/checker.h"
 #include "frontend/check/dtype_rules.h"
 #include "frontend/check/rules_collectives.h"
@@ -228,7 +231,9 @@ void Checker::exec_for(const ast::ForStmt& s) {
   auto b = static_int(eval(*s.begin), s.begin->range, "the bound of a for loop");
   auto e = static_int(eval(*s.end), s.end->range, "the bound of a for loop");
   if (!b || !e) return;
-  std::int64_t n = *e > *b ? *e - *b : 0;
+  // The count overflows only beyond i64 (e.g. from INT64_MIN): then it is simply more than the
+  // unrolling limit, which stops the loop below.
+  std::int64_t n = *e > *b ? checked_sub(*e, *b).value_or(std::numeric_limits<std::int64_t>::max()) : 0;
   for (std::int64_t k = 0; k < n; ++k) {
     std::int64_t i = s.reversed ? *e - 1 - k : *b + k;
     count_op(s.range);  // iterations count toward the unrolling limit, so empty bodies cannot hang
