@@ -16,16 +16,20 @@
 namespace shardc::codegen {
 namespace {
 
-// Leaves an identical file untouched, so that builds (ninja's restat) do not recompile it.
-bool write_file(const std::filesystem::path& path, const std::string& text, Diagnostics& diags) {
-  // Only a regular file is compared or replaced: a directory, a FIFO (whose read would block)
-  // or a link to a device at the path is an error, not something to read.
+// Only a regular file is compared or replaced: a directory, a FIFO (whose read would block)
+// or a link to a device at the path is an error, not something to read.
+bool writable(const std::filesystem::path& path, Diagnostics& diags) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
     diags.error({}, "cannot write '" + path.string() + "': it exists and is not a regular file");
     return false;
   }
+  return true;
+}
+
+// Leaves an identical file untouched, so that builds (ninja's restat) do not recompile it.
+bool write_file(const std::filesystem::path& path, const std::string& text, Diagnostics& diags) {
   {
     std::ifstream existing(path, std::ios::binary);
     if (existing) {
@@ -73,7 +77,10 @@ void generate(std::shared_ptr<const check::CheckedModule> module, const Generate
       diags.error({}, "cannot create '" + dir.string() + "': " + ec.message());
       return;
     }
-    write_file(dir / (stem + ".shard.h"), files.header, diags) && write_file(dir / (stem + ".shard.cpp"), files.source, diags);
+    // Both paths are checked first, so that a bad .cpp path leaves no new header behind.
+    const std::filesystem::path header = dir / (stem + ".shard.h"), source = dir / (stem + ".shard.cpp");
+    if (!writable(header, diags) || !writable(source, diags)) return;
+    write_file(header, files.header, diags) && write_file(source, files.source, diags);
   }
 }
 

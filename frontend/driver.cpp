@@ -153,6 +153,11 @@ int run_driver(const DriverOptions& options, std::istream& in, std::ostream& out
     diags.render(err);
     failed = failed || diags.has_errors();
   }
+  if (!out) {
+    // A full disk or /dev/full: what --emit printed is lost, so the run failed.
+    err << "shardc: error: could not write the output (standard output)\n";
+    return 1;
+  }
   return failed ? 1 : 0;
 }
 

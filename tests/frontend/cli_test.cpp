@@ -20,11 +20,8 @@ struct CliRun {
   std::string output;  // stdout and stderr together
 };
 
-CliRun shardc(const std::string& arguments, const std::string& stdin_text = "") {
-  std::string command = std::string("'") + SHARDC_EXECUTABLE + "' " + arguments + " 2>&1";
-  std::filesystem::path input = std::filesystem::temp_directory_path() / "shardc_cli_test_stdin.shard";
-  std::ofstream(input) << stdin_text;
-  command += " < '" + input.string() + "'";
+// A shell command line: its exit status and what it printed on standard output.
+CliRun run_shell(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return {-1, "popen failed"};
   std::string output;
@@ -32,6 +29,14 @@ CliRun shardc(const std::string& arguments, const std::string& stdin_text = "") 
   while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
   int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+const std::string kShardc = std::string("'") + SHARDC_EXECUTABLE + "'";
+
+CliRun shardc(const std::string& arguments, const std::string& stdin_text = "") {
+  std::filesystem::path input = std::filesystem::temp_directory_path() / "shardc_cli_test_stdin.shard";
+  std::ofstream(input) << stdin_text;
+  return run_shell(kShardc + " " + arguments + " 2>&1 < '" + input.string() + "'");
 }
 
 // ctest runs each test case as its own process, in parallel: every case writes its own folder.
@@ -128,6 +133,20 @@ TEST(Cli, AnOutputPathThatIsNotARegularFileIsAnError) {
   r = shardc(file + " -o " + out.string());
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("it exists and is not a regular file"), std::string::npos) << r.output;
+  // A bad .cpp path leaves no header behind (the header used to be written first).
+  std::filesystem::remove_all(out);
+  std::filesystem::create_directories(out / "cli_good.shard.cpp");
+  r = shardc(file + " -o " + out.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out / "cli_good.shard.h")) << r.output;
+}
+
+TEST(Cli, AnOutputThatCannotBeWrittenIsAnError) {
+  // --emit to a full disk (/dev/full) printed nothing and exited 0.
+  CliRun r = run_shell(kShardc + " --emit=types '" + write_temp("cli_good.shard", kGood) + "' 2>&1 > /dev/full");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("shardc: error: could not write the output (standard output)"), std::string::npos)
+      << r.output;
 }
 
 TEST(Cli, NamespacePutsTheModuleInNsModule) {
@@ -250,14 +269,10 @@ TEST(Cli, AnEndlessInputStopsAtTheSizeLimit) {
     EXPECT_EQ(r.status, 1) << mode << ": " << r.output;
     EXPECT_NE(r.output.find("error: file is larger than the limit of 1048576 bytes"), std::string::npos) << r.output;
   }
-  FILE* pipe = popen(("yes 'const A = 1;' | timeout 60 '" + std::string(SHARDC_EXECUTABLE) + "' --check - 2>&1").c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string output;
-  std::array<char, 4096> buffer;
-  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << output;
-  EXPECT_NE(output.find("<stdin>:1:1: error: file is larger than the limit of 1048576 bytes"), std::string::npos) << output;
+  CliRun r = run_shell("yes 'const A = 1;' | timeout 60 " + kShardc + " --check - 2>&1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("<stdin>:1:1: error: file is larger than the limit of 1048576 bytes"), std::string::npos)
+      << r.output;
 }
 
 TEST(Cli, MissingFileIsAnError) {
