@@ -42,6 +42,9 @@ const std::set<std::string> kReserved = {
     "rt", "dev", "p", "blocks", "result0", "result1", "Tensor", "DType", "shard", "std", "detail",
     "ParameterlessFunction", "parameterless_functions", "FunctionInfo", "all_functions", "functions", "args"};
 
+// The longest device body code generation writes (see where it is checked).
+constexpr std::size_t kMaxBodyLines = 5000;
+
 // '_' and a capital starts a name reserved to the implementation (macros like _X): such a name
 // gets "v_" in front. So does a name that already starts with "v_" followed by such a name, so
 // that two .shard names never become one C++ name: every prefixed result needs the prefix by
@@ -648,7 +651,18 @@ GeneratedFiles CppEmitter::emit() {
     d.set("params", params);
     d.set("results", results);
     mu::data lines{mu::data::type::list};
-    for (const std::string& line : function_body(f)) lines.push_back(line);
+    const std::vector<std::string> body = function_body(f);
+    if (body.size() > kMaxBodyLines) {
+      // Every value of a body is a Tensor local alive to its end, and C++ compilers take time
+      // growing faster than the square of the body's length (g++ -O2: 875 lines 35 s, 2,075
+      // lines 10 min): a long body is refused rather than left to look like a hang.
+      diags_.error(result_range(f, 0), "'" + f.name + "' would be " + std::to_string(body.size()) +
+                                          " lines of C++ in one function; code generation stops at " +
+                                          std::to_string(kMaxBodyLines))
+          .note("for loops are unrolled and fn calls inlined: use fewer iterations, or split the work over "
+                "several functions");
+    }
+    for (const std::string& line : body) lines.push_back(line);
     d.set("lines", lines);
     functions.push_back(d);
   }

@@ -210,6 +210,19 @@ TEST(Cli, AKeywordModuleKeepsItsFileNamesAndRenamesItsNamespace) {
   EXPECT_NE(other_text.str().find("namespace shardgen::class__ {"), std::string::npos);
 }
 
+TEST(Cli, AFunctionTooLongForACppCompilerIsALocatedCodegenError) {
+  // 2,000 unrolled iterations of two ops: g++ would take hours on the one long body.
+  expect_codegen_errors("cli_long_body.shard",
+                        "mesh m = [X: 2];\n"
+                        "func f(x: f32[4@X]) -> f32[4@X] on m {\n"
+                        "  var y = x;\n"
+                        "  for i in 0..2000 { y = y * 1.0001 + 1.0; }\n"
+                        "  return y;\n"
+                        "}\n",
+                        {"cli_long_body.shard:4:26: error: 'f' would be 8002 lines of C++ in one function; code "
+                         "generation stops at 5000"});
+}
+
 TEST(Cli, ANameThatIsAlsoATypeHelperIsALocatedCodegenError) {
   // The header declares g_in0_type() beside g: a function of that name would be declared twice.
   expect_codegen_errors("cli_helper_clash.shard",
