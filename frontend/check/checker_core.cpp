@@ -12,7 +12,15 @@ namespace shardc::check {
 
 DiagnosticBuilder Checker::error(const SourceRange& range, std::string message) {
   if (!reported_.emplace(range.file, range.begin.offset, message).second) return DiagnosticBuilder(nullptr, 0);
-  return diags_.error(range, std::move(message));
+  DiagnosticBuilder b = diags_.error(range, std::move(message));
+  // An error inside an inlined fn helper names the call in the function's own body that led
+  // there (docs/language.md 2.3): the fn's lines alone do not say which of its calls failed.
+  if (ctx_ && !ctx_->fn_calls.empty())
+    b.note(ctx_->fn_calls.front(), "reached inside '" + ctx_->fn_stack.back()->name.name + "', " +
+                                       std::to_string(ctx_->fn_calls.size()) + " fn call" +
+                                       (ctx_->fn_calls.size() == 1 ? "" : "s") + " deep from this call in '" +
+                                       ctx_->out->name + "'");
+  return b;
 }
 
 void Checker::report(const RuleError& e, const SourceRange& whole, const std::vector<SourceRange>& operands) {
@@ -28,13 +36,6 @@ void Checker::count_op(const SourceRange& r) {
     auto e = error(r, "function '" + ctx_->out->name + "' unrolls to more than " +
                           std::to_string(options_.max_unrolled_ops) + " operations");
     e.note("for loops are unrolled and fn calls inlined at check time; use fewer iterations");
-    // The error's place may be deep in an fn helper: say which call of the function's own
-    // body led there.
-    if (!ctx_->fn_calls.empty())
-      e.note(ctx_->fn_calls.front(), "reached inside '" + ctx_->fn_stack.back()->name.name + "', " +
-                                         std::to_string(ctx_->fn_calls.size()) + " fn call" +
-                                         (ctx_->fn_calls.size() == 1 ? "" : "s") + " deep from this call in '" +
-                                         ctx_->out->name + "'");
     throw TraceLimitReached{};
   }
 }
