@@ -54,6 +54,13 @@ bool float_greater(float a, float b) {  // NaN counts as the largest
   return a > b;
 }
 
+// XLA's total order of sort and TopK: float_greater, and +0 above -0 (argmax, like jnp.argmax,
+// takes them as equal).
+bool float_greater_total(float a, float b) {
+  if (a == b && a == 0) return !std::signbit(a) && std::signbit(b);
+  return float_greater(a, b);
+}
+
 }  // namespace
 
 HostTensor reduce(std::string_view op, const HostTensor& x_in, const std::vector<int>& axes, bool keepdims,
@@ -148,7 +155,7 @@ std::pair<HostTensor, HostTensor> top_k(const HostTensor& x, std::int64_t k) {
   for (std::int64_t row = 0; row < rows; ++row) {
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-      if (x.is_float()) return float_greater(x.floats[row * n + a], x.floats[row * n + b]);
+      if (x.is_float()) return float_greater_total(x.floats[row * n + a], x.floats[row * n + b]);
       return x.ints[row * n + a] > x.ints[row * n + b];
     });
     for (std::int64_t j = 0; j < k; ++j) {

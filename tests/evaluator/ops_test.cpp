@@ -129,6 +129,10 @@ TEST(Reduce, SoftmaxAndTopK) {
   EXPECT_EQ(v.ints, (std::vector<std::int64_t>{5, 5, 9, 8}));
   EXPECT_EQ(i.ints, (std::vector<std::int64_t>{1, 2, 0, 1}));
   EXPECT_EQ(i.dtype, DType::i32);
+  // +0 above -0, as XLA's TopK orders floats; argmax takes them as equal (first one wins).
+  HostTensor signed_zeros = floats({3}, {-0.0f, 0.0f, -0.0f});
+  EXPECT_EQ(top_k(signed_zeros, 3).second.ints, (std::vector<std::int64_t>{1, 0, 2}));
+  EXPECT_EQ(reduce("argmax", signed_zeros, {0}, false, DType::i32).ints, (std::vector<std::int64_t>{0}));
 }
 
 TEST(Einsum, MatmulBatchAndSummedLetters) {

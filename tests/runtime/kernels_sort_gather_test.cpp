@@ -75,6 +75,17 @@ TEST(KernelsSort, TopKLargestFirstLowerIndexOnTies) {
   for (int k = 0; k < 6; ++k) EXPECT_EQ(i.get_int(k), want_i[k]) << k;
   Array v9(DType::f32, {2, 6}), i9(DType::i64, {2, 6});
   EXPECT_THROW(sk::top_k(x.view(), 6, v9.mut(), i9.mut()), shard::ShapeError);
+  // XLA's TopK orders floats totally: +0 above -0 (JAX: top_k([-0., 0.], 2) has indices [1 0]).
+  Array zeros(DType::bf16, {3}), zv(DType::bf16, {3}), zi(DType::i32, {3});
+  zeros.set(0, -0.0);
+  zeros.set(1, 0.0);
+  zeros.set(2, -0.0);
+  sk::top_k(zeros.view(), 3, zv.mut(), zi.mut());
+  EXPECT_EQ(zi.get_int(0), 1);
+  EXPECT_EQ(zi.get_int(1), 0);
+  EXPECT_EQ(zi.get_int(2), 2);
+  EXPECT_FALSE(std::signbit(zv.get(0)));
+  EXPECT_TRUE(std::signbit(zv.get(1)));
   std::mt19937 rng(31);
   Array big(DType::i32, {4, 50}), bv(DType::i32, {4, 10}), bi(DType::i32, {4, 10});
   kt::randomize(big, rng, -100, 100);
