@@ -66,4 +66,12 @@ bool require_global(Checker& c, const ast::CallExpr& call) {
   return false;
 }
 
+bool require_global_argument(Checker& c, const Args& args, std::string_view param) {
+  if (!c.manual()) return true;
+  const std::string name = args.call().callee.name;
+  c.error(args.range(param), std::string(param) + "= of " + name + " chooses a global sharding and is not allowed in a shard_map body")
+      .note(name + " is allowed there without " + std::string(param) + "=; move data between devices with collectives");
+  return false;
+}
+
 }  // namespace shardc::check

@@ -27,5 +27,7 @@ std::optional<int> dim_argument(Checker& c, const Args& args, std::string_view p
 // Errors when a manual-only / global-only built-in is used in the wrong mode.
 bool require_manual(Checker& c, const ast::CallExpr& call);
 bool require_global(Checker& c, const ast::CallExpr& call);
+// The same for one argument of a built-in that both modes allow (einsum's out=).
+bool require_global_argument(Checker& c, const Args& args, std::string_view param);
 
 }  // namespace shardc::check

@@ -178,7 +178,7 @@ Value contraction(Checker& c, const ast::CallExpr& call, const std::string& spec
                   const Args& a, std::initializer_list<std::string_view> operand_params) {
   std::optional<std::vector<AxisList>> out;
   if (a.has("out")) {
-    if (!require_global(c, call)) return Value::error();
+    if (!require_global_argument(c, a, "out")) return Value::error();
     auto parsed = parse_einsum(spec);
     int rank = parsed ? static_cast<int>(parsed->output.size()) : 0;
     out = c.sharding_list(a["out"], rank, a.range("out"));

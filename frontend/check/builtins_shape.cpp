@@ -314,7 +314,7 @@ Value arange(Checker& c, const ast::CallExpr& call) {
   t.local = c.manual();
   std::map<std::string, Attr> attrs{{"start", *start}, {"stop", *stop}, {"step", *step}};
   if (a.has("out")) {
-    if (!require_global(c, call)) return Value::error();
+    if (!require_global_argument(c, a, "out")) return Value::error();
     auto spec = c.sharding_list(a["out"], 1, a.range("out"));
     if (!spec) return Value::error();
     auto r = checked(c, reshard_op(t, *spec), a, {"start", "out"});
