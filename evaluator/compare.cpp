@@ -72,7 +72,11 @@ Comparison compare_to_reference(const HostTensor& a, const HostTensor& r) {
     if (!good) {
       if (c.mismatches == 0) {
         char buf[160];
-        std::snprintf(buf, sizeof buf, "element %lld is %.9g, the reference has %.9g", static_cast<long long>(i), x, y);
+        if (a.is_float())
+          std::snprintf(buf, sizeof buf, "element %lld is %.9g, the reference has %.9g", static_cast<long long>(i), x, y);
+        else  // exactly: an int64 printed as %g hides the difference
+          std::snprintf(buf, sizeof buf, "element %lld is %lld, the reference has %lld", static_cast<long long>(i),
+                        static_cast<long long>(a.ints[i]), static_cast<long long>(r.ints[i]));
         c.problem = buf;
       }
       ++c.mismatches;

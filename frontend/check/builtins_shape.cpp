@@ -277,6 +277,16 @@ Value arange(Checker& c, const ast::CallExpr& call) {
   auto start = a.has("stop") ? first : std::optional<double>(0.0);
   auto step = num("step", 1, all_int);
   if (!first || !stop || !start || !step) return Value::error();
+  if (all_int) {
+    // The bounds travel as doubles (attributes, the evaluator, the runtime's iota), exact only
+    // up to 2^53.
+    for (double v : {*start, *stop, *step}) {
+      if (std::fabs(v) > 9007199254740992.0) {
+        c.error(call.range, "arange's integer bounds must lie within +-2^53 (9007199254740992)");
+        return Value::error();
+      }
+    }
+  }
   if (*step == 0) {
     c.error(a.range("step"), "arange's step must not be 0");
     return Value::error();

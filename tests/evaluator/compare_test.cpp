@@ -43,6 +43,10 @@ TEST(Compare, IntegersExactlyAndShapesMustAgree) {
   EXPECT_FALSE(compare_to_reference(a, b).ok);
   EXPECT_FALSE(compare_to_reference(a, HostTensor::from_ints(DType::i32, {1, 2}, {1, 2})).ok);
   EXPECT_FALSE(compare_to_reference(a, HostTensor::from_ints(DType::i64, {2}, {1, 2})).ok);
+  // int64 values beyond 2^53 are named exactly (as %g they looked equal).
+  Comparison big = compare_to_reference(HostTensor::from_ints(DType::i64, {1}, {9007199254740993}),
+                                        HostTensor::from_ints(DType::i64, {1}, {9007199254740992}));
+  EXPECT_EQ(big.problem, "1 of 1 elements differ; first: element 0 is 9007199254740993, the reference has 9007199254740992");
 }
 
 TEST(Compare, NaNMatchesOnlyNaN) {
