@@ -430,6 +430,9 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
     case OpKind::ppermute:
       return def(collective_call("shard::", std::string(op_kind_name(instr.kind())), in(0),
                                  axes(f, instr.axes_attr("axes")), instr));
+    case OpKind::ragged_all_to_all:  // synchronous: the runtime's start form reads five of the six inputs at once
+      return def("shard::ragged_all_to_all(dev, " + in(0) + ", " + in(1) + ", " + in(2) + ", " + in(3) + ", " + in(4) +
+                 ", " + in(5) + ", " + axes(f, instr.axes_attr("axes")) + ")");
     case OpKind::reshard_exchange: return def(reshard_call(f, "shard::", instr, in(0)));
     case OpKind::start:
       if (instr.string_attr("collective") == op_kind_name(OpKind::reshard_exchange))

@@ -77,6 +77,7 @@ using ValueId = int;
   X(psum_scatter, collective)    /* axes, dim, tiled */                                         \
   X(all_to_all, collective)      /* axes, split, concat, tiled */                               \
   X(ppermute, collective)        /* axes, perm (flattened pairs) */                             \
+  X(ragged_all_to_all, collective) /* axes; inputs operand, output, 4 offset/size vectors */   \
   X(reshard_exchange, collective) /* axes (all either spec names), from, to: shard::reshard */ \
   X(pvary, local)                /* changes only the type */                                    \
   X(reshard, global)             /* sharding: removed by lower_reshards */                      \

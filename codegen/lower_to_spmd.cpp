@@ -21,7 +21,7 @@ const std::set<std::string> kBinary = {"add", "sub",     "mul",     "div", "floo
 const std::set<std::string> kCompare = {"eq", "ne", "lt", "le", "gt", "ge"};
 const std::set<std::string> kCollectives = {"psum",         "pmean",     "pmax",       "pmin",
                                             "all_gather",   "all_gather_invariant",   "psum_scatter",
-                                            "all_to_all",   "ppermute",  "pvary"};
+                                            "all_to_all",   "ppermute",  "pvary",      "ragged_all_to_all"};
 
 // The dtype both operands of a comparison are compared in: JAX's promotion (the checker's),
 // where a weak (literal) operand gives way to the other one unless it is of a higher kind

@@ -211,8 +211,11 @@ Result<Type> ragged_all_to_all_op(const std::vector<Type>& a, const AxisList& ax
                         std::string("ragged_all_to_all's ") + names[i] + " must be a 1-D integer array of " +
                             std::to_string(n) + " elements (one per device of the group), got " + to_string(a[i]),
                         {}, i);
+  // What lands where depends on every device's offsets and sizes too: a result varies wherever
+  // any operand does, and over the group.
   Type r = out;
-  r.varying |= op.varying | to_set(axes);
+  for (int i = 0; i < 6; ++i) r.varying |= a[i].varying;
+  r.varying |= to_set(axes);
   return r;
 }
 
