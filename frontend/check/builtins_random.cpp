@@ -39,7 +39,11 @@ Value split_array(Checker& c, const ast::CallExpr& call, const Args& a) {
   auto axis = dim_argument(c, a, "axis", a["x"].type.rank(), 0);
   if (!n || !axis) return Value::error();
   std::int64_t size = a["x"].type.dims[*axis].size;
-  if (*n < 1 || *n > 65'536 || size % *n != 0) {
+  if (*n < 1 || *n > 65'536) {
+    c.error(a.range("n"), "split: the count must be between 1 and 65536, got " + std::to_string(*n));
+    return Value::error();
+  }
+  if (size % *n != 0) {
     c.error(a.range("n"), "split: dimension " + std::to_string(*axis) + " of size " + std::to_string(size) +
                               " does not split into " + std::to_string(*n) + " equal parts");
     return Value::error();

@@ -147,7 +147,7 @@ void Checker::check_mesh(const ast::MeshDecl& d) {
     if (!p || *p > kMaxDevices) {
       error(a.size->range, "mesh '" + d.name.name + "' has more than " + std::to_string(kMaxDevices) + " devices");
       ok = false;
-      continue;
+      break;  // once over, every later axis is too: one error is enough
     }
     devices = *p;
     mesh->axis_names.push_back(a.name.name);
@@ -161,7 +161,8 @@ void Checker::check_mesh(const ast::MeshDecl& d) {
       error(join(d.devices_begin->range, d.devices_end->range),
             "devices " + std::to_string(*b) + ".." + std::to_string(*e) + " do not fit mesh '" + d.name.name +
                 "' of " + std::to_string(devices) + " devices")
-          .note("the half-open range must start at 0 or more and hold exactly the product of the axis sizes");
+          .note("the half-open range must start at 0 or more, end at " + std::to_string(kMaxDevices) +
+                " or less, and hold exactly the product of the axis sizes");
       return;
     }
     mesh->first_device = *b;
@@ -178,7 +179,11 @@ void Checker::check_const(const ast::ConstDecl& d) {
     return;
   }
   if (!v.is_static_scalar()) {
-    error(d.value->range, "the value of const '" + d.name.name + "' must be static").note(describe_dynamic(v));
+    // A string, None, a tuple or an axis group is static too, but not a kind a const holds.
+    const bool is_static = v.kind != Value::Kind::typed;
+    error(d.value->range, "the value of const '" + d.name.name + "' must be " +
+                              (is_static ? "an int, float or bool" : "static"))
+        .note(describe_dynamic(v));
     consts_[d.name.name] = Value::error();
     return;
   }

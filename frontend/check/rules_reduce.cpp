@@ -11,7 +11,8 @@ Result<int> normalize_axis(std::string_view op, std::int64_t axis, int rank) {
     return rule_error(ErrorClass::out_of_range,
                       std::string(op) + ": axis " + std::to_string(axis) + " is out of bounds for an array of rank " +
                           std::to_string(rank),
-                      {"valid axes are " + std::to_string(-rank) + " .. " + std::to_string(rank - 1)});
+                      {rank == 0 ? std::string("a scalar has no axes")
+                                 : "valid axes are " + std::to_string(-rank) + " .. " + std::to_string(rank - 1)});
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 

@@ -159,7 +159,7 @@ TEST(Cli, NamespacePutsTheModuleInNsModule) {
   EXPECT_NE(text.str().find("namespace small::v2::cli_good {"), std::string::npos) << text.str();
   for (const char* bad : {"class", "a::", "1x", "a-b"}) {
     r = shardc(file + " --namespace '" + bad + "' -o " + out.string());
-    EXPECT_EQ(r.status, 1) << bad;
+    EXPECT_EQ(r.status, 2) << bad;  // a usage error, like a malformed -D
     EXPECT_NE(r.output.find(std::string("--namespace ") + bad + ": "), std::string::npos) << r.output;
   }
 }

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "codegen/emit_cpp.h"
 #include "frontend/driver.h"
 #include "run_command.h"
 
@@ -76,6 +77,11 @@ int main(int argc, char** argv) {
   if (options.check_only && shardc::asks_for_code_generation(options)) {
     std::cerr << "shardc: error: --check stops after checking; it cannot be combined with -o, --emit=ir, "
                  "--emit=schedule, --emit=cpp or --trace-passes\n";
+    return kUsageError;
+  }
+  // So is a --namespace that is no C++ namespace name.
+  if (auto problem = shardc::codegen::outer_namespace_problem(options.outer_namespace)) {
+    std::cerr << "shardc: error: --namespace " << options.outer_namespace << ": " << *problem << "\n";
     return kUsageError;
   }
   // A malformed or repeated -D is a usage error: it is about the command line, not the program.
