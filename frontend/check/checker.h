@@ -103,6 +103,7 @@ class Checker {
     std::vector<const ast::FunctionDecl*> fn_stack;   // inlined fns, for cycles and depth
     std::vector<SourceRange> fn_calls;                // the call that inlined each of them
     std::optional<Value> returned;
+    std::vector<SourceRange> returned_ranges;  // of each returned value, for result errors
   };
 
   // Declarations (checker_decls.cpp).
@@ -146,7 +147,7 @@ class Checker {
   bool bindable(const ast::Identifier& name);
   void bind(const ast::Pattern& p, const Value& v, bool is_var, const ast::TypeAnnotation* annotation);
   void assign(const ast::Pattern& p, const Value& v, const SourceRange& stmt_range);
-  void check_results(const ast::FunctionDecl& d, const Value& v, const SourceRange& r);
+  void check_results(const ast::FunctionDecl& d, const Value& v, const SourceRange& stmt_range);
 
   // Expressions (checker_exprs.cpp).
   Value eval_name(const ast::NameExpr& e);

@@ -67,6 +67,13 @@ void Checker::exec(const ast::Stmt& s) {
       }
       ctx_->returned = r.value ? eval(*r.value) : Value::error();
       if (!r.value) ctx_->returned->kind = Value::Kind::seq;  // `return;` returns nothing
+      // Set after eval, whose inlined fn calls return too: an error about result i points at
+      // the i-th element of `return (a, b)`.
+      ctx_->returned_ranges.clear();
+      if (const auto* t = r.value ? ast::dyn_cast<ast::TupleExpr>(r.value.get()) : nullptr)
+        for (const auto& e : t->elements) ctx_->returned_ranges.push_back(e->range);
+      else if (r.value)
+        ctx_->returned_ranges.push_back(r.value->range);
       break;
     }
     case ast::NodeKind::ExprStmt: {
@@ -257,7 +264,7 @@ void Checker::exec_if(const ast::IfStmt& s) {
   }
 }
 
-void Checker::check_results(const ast::FunctionDecl& d, const Value& v, const SourceRange& r) {
+void Checker::check_results(const ast::FunctionDecl& d, const Value& v, const SourceRange& stmt_range) {
   if (v.is_error()) return;
   CheckedFunction& f = *ctx_->out;
   std::vector<Value> values;
@@ -270,13 +277,15 @@ void Checker::check_results(const ast::FunctionDecl& d, const Value& v, const So
     auto count = [](std::size_t n, const char* noun) {
       return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
     };
-    error(r, std::string(ast::function_kind_name(d.function_kind)) + " '" + d.name.name + "' returns " +
+    error(stmt_range, std::string(ast::function_kind_name(d.function_kind)) + " '" + d.name.name + "' returns " +
                  count(values.size(), "value") + ", but declares " + count(f.result_types.size(), "result"));
     return;
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
     const Value& val = values[i];
     const Type& want = f.result_types[i];
+    // The returned element's own place when the return statement spells the values out.
+    const SourceRange r = ctx_->returned_ranges.size() == values.size() ? ctx_->returned_ranges[i] : stmt_range;
     SourceRange where = d.results[i]->range;
     if (val.is_error()) continue;
     if (val.kind != Value::Kind::typed) {
