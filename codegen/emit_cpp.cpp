@@ -35,9 +35,9 @@ const std::set<std::string> kReserved = {
     "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while",
     // alternative tokens
     "and", "and_eq", "bitand", "bitor", "compl", "not", "not_eq", "or", "or_eq", "xor", "xor_eq",
-    // identifiers with a special meaning, and macros of the C and C++ headers the code includes
-    "final", "override", "import", "module", "NULL", "EOF", "assert", "errno", "stdin", "stdout", "stderr",
-    "offsetof",
+    // identifiers with a special meaning; `assert`, a macro of <cassert>, which a user's file may
+    // include before the header (the macros the generated code itself sees: header_macros())
+    "final", "override", "import", "module", "assert",
     // what the generated code declares or uses unqualified
     "rt", "dev", "p", "blocks", "result0", "result1", "Tensor", "DType", "shard", "std", "detail",
     "ParameterlessFunction", "parameterless_functions", "FunctionInfo", "all_functions", "functions", "args"};

@@ -30,6 +30,14 @@ void for_each_coord(const Shape& shape, F f) {
   }
 }
 
+// Where a window of `size` along a dimension of `dim` starts for a dynamic start, as JAX's
+// dynamic_slice and dynamic_update_slice take it: a negative start counts from the end
+// (allow_negative_indices), then the start is clamped so that the window fits.
+std::int64_t dynamic_start(std::int64_t start, std::int64_t dim, std::int64_t size) {
+  if (start < 0) start += dim;
+  return std::clamp<std::int64_t>(start, 0, dim - size);
+}
+
 }  // namespace
 
 HostTensor reshape(const HostTensor& x, const Shape& shape) {
@@ -113,9 +121,7 @@ HostTensor dynamic_slice(const HostTensor& x, std::vector<std::int64_t> starts, 
     if (sizes[d] < 0 || sizes[d] > x.shape[d])
       throw EvalError("dynamic_slice: size " + std::to_string(sizes[d]) + " larger than dimension " + std::to_string(d) +
                       " of " + shape_text(x.shape));
-    // JAX: a negative start counts from the end, then every start is clamped.
-    if (starts[d] < 0) starts[d] += x.shape[d];
-    starts[d] = std::clamp<std::int64_t>(starts[d], 0, x.shape[d] - sizes[d]);
+    starts[d] = dynamic_start(starts[d], x.shape[d], sizes[d]);
     limits[d] = starts[d] + sizes[d];
   }
   return slice(x, starts, limits, steps);
@@ -129,8 +135,7 @@ HostTensor dynamic_update_slice(const HostTensor& x, const HostTensor& update_in
   for (int d = 0; d < r; ++d) {
     if (update.shape[d] > x.shape[d])
       throw EvalError("dynamic_update_slice: update " + shape_text(update.shape) + " larger than " + shape_text(x.shape));
-    if (starts[d] < 0) starts[d] += x.shape[d];  // as in dynamic_slice
-    starts[d] = std::clamp<std::int64_t>(starts[d], 0, x.shape[d] - update.shape[d]);
+    starts[d] = dynamic_start(starts[d], x.shape[d], update.shape[d]);
   }
   HostTensor out = x;
   auto strides = strides_of(x.shape);

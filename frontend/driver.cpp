@@ -78,8 +78,9 @@ void run_file(const std::string& path, const DriverOptions& options, std::istrea
 
   // Code generation (codegen/generate.h) for -o, --emit=ir|schedule|cpp, or a plain `shardc FILE`
   // (which writes to the current folder).
-  const bool plain = options.emits.empty() && !asks_for_code_generation(options);
-  if (!plain && !asks_for_code_generation(options)) return;
+  const bool asks = asks_for_code_generation(options);
+  const bool plain = options.emits.empty() && !asks;
+  if (!plain && !asks) return;
   codegen::GenerateRequest request;
   for (EmitKind kind : options.emits) {
     request.emit_ir = request.emit_ir || kind == EmitKind::ir;

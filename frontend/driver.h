@@ -31,7 +31,8 @@ struct DriverOptions {
 bool asks_for_code_generation(const DriverOptions& options);
 
 // Reads a whole source file, or standard input for "-". Reports an unlocated error (a missing
-// or unreadable file, a directory) and returns nothing on failure. Reads at most max_bytes + 1 bytes: enough for parse() to report a file over its limit
+// or unreadable file, a directory) and returns nothing on failure. Reads at most
+// max_bytes + 1 bytes: enough for parse() to report a file over its limit
 // (ParseLimits::max_file_bytes), and an endless input (/dev/zero, `yes |`) ends there.
 std::optional<std::string> read_input(const std::string& path, std::istream& in, Diagnostics& diags,
                                       std::size_t max_bytes = ParseLimits{}.max_file_bytes);
