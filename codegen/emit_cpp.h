@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "codegen/body_parts.h"
 #include "codegen/ir.h"
 #include "codegen/last_use.h"
 #include "frontend/diagnostics.h"
@@ -29,6 +30,8 @@ struct EmitOptions {
   std::string source_name;     // the .shard file, as named in the generated comment
   std::string shardc_version;
   std::string outer_namespace = "shardgen";  // the module's namespace is OUTER::MODULE (--namespace)
+  // A device body of more instructions is cut into functions of about this many (body_parts.h).
+  std::size_t part_size = 100;
 };
 
 class CppEmitter {
@@ -44,7 +47,20 @@ class CppEmitter {
   // The C++ names of f's entry point arguments: its parameters' names, kept clear of the
   // names the entry point's body uses.
   std::vector<std::string> entry_arguments(const Function& f) const;
-  std::vector<std::string> function_body(const Function& f);
+  // A device body: its lines, and when it is long, the functions it calls for its parts
+  // (body_parts.h), each with its signature and lines.
+  struct Part {
+    std::string signature;
+    std::string number;  // from 1
+    std::vector<std::string> lines;
+  };
+  struct Body {
+    std::vector<std::string> lines;
+    std::vector<Part> parts;
+  };
+  Body function_body(const Function& f);
+  // "TYPE NAME" for the statement defining v; "NAME" when v's part assigns what the caller declared.
+  std::string declare(const Function& f, ValueId v, const std::string& type) const;
   std::string statement(const Function& f, const Instr& instr);
   std::string name(const Function& f, ValueId id) const;
   std::string axes(const Function& f, const AxisList& axes) const;
@@ -57,6 +73,7 @@ class CppEmitter {
   const LastUses* uses_ = nullptr;
   const std::vector<bool>* overwritten_fills_ = nullptr;
   const std::vector<bool>* read_ = nullptr;  // per value: read by an instruction or returned
+  const BodyParts* parts_ = nullptr;  // set when the body is cut into parts
   std::size_t index_ = 0;  // the instruction being emitted
 
   const Module& module_;

@@ -63,7 +63,7 @@ void generate(std::shared_ptr<const check::CheckedModule> module, const Generate
     return;
   }
   std::string source_name = std::filesystem::path(request.source_path).filename().string();
-  GeneratedFiles files = CppEmitter(*lowered, {source_name, SHARDC_VERSION, request.outer_namespace}, diags).emit();
+  GeneratedFiles files = CppEmitter(*lowered, {source_name, SHARDC_VERSION, request.outer_namespace, request.part_size}, diags).emit();
   if (diags.has_errors()) return;
   const std::string stem = generated_stem(*lowered);
   if (request.emit_cpp) {

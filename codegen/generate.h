@@ -21,6 +21,7 @@ struct GenerateRequest {
   std::optional<std::string> output_dir;  // write the files here
   std::string source_path;                // for the generated files' header comment
   std::string outer_namespace = "shardgen";  // --namespace: the code goes in OUTER::MODULE
+  std::size_t part_size = 100;               // --part-size: a longer device body is cut (body_parts.h)
 };
 
 void generate(std::shared_ptr<const check::CheckedModule> module, const GenerateRequest& request, std::ostream& out,

@@ -99,6 +99,12 @@ LastUses::LastUses(const Function& f) : f_(f) {
 
 bool LastUses::consumable(std::size_t index, std::size_t operand) const {
   const Instr& instr = *f_.body.at(index);
+  // The helpers that take a block over: binary_reusing, reshape and dynamic_update_slice, each
+  // their first operand (a reshape made a window does not: it views its operand).
+  const OpKind kind = instr.kind();
+  if (operand != 0) return false;
+  if (kind != OpKind::binary && kind != OpKind::reshape && kind != OpKind::dynamic_update_slice) return false;
+  if (kind == OpKind::reshape && is_window(instr.output())) return false;
   const ValueId r = root(instr.inputs().at(operand));
   const std::size_t ri = static_cast<std::size_t>(r);
   if (!owned_[ri] || returned_[ri] || last_use_[ri] != index) return false;

@@ -28,7 +28,8 @@ class LastUses {
 
   // The value whose storage `v` names (itself unless `v` comes from alias/pvary or is a window).
   ValueId root(ValueId v) const { return root_.at(static_cast<std::size_t>(v)); }
-  // Whether instruction `index` of the body may move from its operand `operand`.
+  // Whether instruction `index` of the body moves from its operand `operand` (only binary ops,
+  // reshapes and dynamic_update_slice take their first operand's block over).
   bool consumable(std::size_t index, std::size_t operand) const;
   // Whether `v` is a window: emitted as a view into its operand's block.
   bool is_window(ValueId v) const { return window_.at(static_cast<std::size_t>(v)); }

@@ -91,6 +91,7 @@ void run_file(const std::string& path, const DriverOptions& options, std::istrea
   if (plain) request.output_dir.emplace(1, '.');
   request.source_path = path;
   request.outer_namespace = options.outer_namespace;
+  request.part_size = options.part_size;
   request.trace_passes = options.trace_passes;
   codegen::generate(checked.module, request, out, diags);
 }

@@ -22,6 +22,7 @@ struct DriverOptions {
   Defines defines;                          // -D NAME=VALUE
   std::optional<std::string> output_dir;    // -o DIR
   std::string outer_namespace = "shardgen";  // --namespace NS: generated code in NS::MODULE
+  std::size_t part_size = 100;               // --part-size N: instructions per generated C++ function
   bool trace_passes = false;                // --trace-passes: the IR after each codegen pass, timed
   ParseLimits limits;
 };

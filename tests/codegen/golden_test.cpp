@@ -23,6 +23,8 @@ const GoldenCase kCases[] = {
     {"explicit_matmul_cpp", "explicit_matmul", "-D BATCH=64 -D HIDDEN=128 -D OUT_DIM=32", "cpp"},
     {"explicit_matmul_schedule", "explicit_matmul", "-D BATCH=64 -D HIDDEN=128 -D OUT_DIM=32", "schedule"},
     {"manual_matmul_cpp", "manual_matmul", "-D BATCH=64 -D HIDDEN=128 -D OUT_DIM=32", "cpp"},
+    // A body cut into parts (codegen/body_parts.h): keys and a call's result handed between them.
+    {"manual_matmul_parts_cpp", "manual_matmul", "-D BATCH=64 -D HIDDEN=128 -D OUT_DIM=32 --part-size 3", "cpp"},
     {"all_gather_cpp", "all_gather", "", "cpp"},
     // The ring algorithms: row chunks of x read in place by the matmuls (windows), permutes started early.
     {"matmul_psum_scatter_cpp", "matmul_psum_scatter", "-D BATCH=64 -D N_IN=128 -D N_OUT=32", "cpp"},

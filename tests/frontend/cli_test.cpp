@@ -85,6 +85,7 @@ TEST(Cli, UsageErrorsExitWith2) {
   EXPECT_NE(bad_define.output.find("does not fit in a 64-bit signed integer"), std::string::npos)
       << bad_define.output;
   EXPECT_EQ(shardc("-D B --check x.shard").status, 2);
+  EXPECT_EQ(shardc("--part-size 0 x.shard").status, 2);
   CliRun twice = shardc("-D B=8 -D B=16 --check x.shard");
   EXPECT_EQ(twice.status, 2);
   EXPECT_NE(twice.output.find("-D B is given twice (8 and 16)"), std::string::npos) << twice.output;
@@ -211,16 +212,16 @@ TEST(Cli, AKeywordModuleKeepsItsFileNamesAndRenamesItsNamespace) {
 }
 
 TEST(Cli, AFunctionTooLongForACppCompilerIsALocatedCodegenError) {
-  // 2,000 unrolled iterations of two ops: g++ would take hours on the one long body.
+  // 13,000 unrolled iterations of two ops: over a minute of g++ even with the body in parts.
   expect_codegen_errors("cli_long_body.shard",
                         "mesh m = [X: 2];\n"
                         "func f(x: f32[4@X]) -> f32[4@X] on m {\n"
                         "  var y = x;\n"
-                        "  for i in 0..2000 { y = y * 1.0001 + 1.0; }\n"
+                        "  for i in 0..13000 { y = y * 1.0001 + 1.0; }\n"
                         "  return y;\n"
                         "}\n",
-                        {"cli_long_body.shard:4:26: error: 'f' would be 8002 lines of C++ in one function; code "
-                         "generation stops at 5000"});
+                        {"cli_long_body.shard:4:27: error: 'f' would be 53044 lines of C++; code generation stops at "
+                         "50000"});
 }
 
 TEST(Cli, ANameThatIsAlsoATypeHelperIsALocatedCodegenError) {

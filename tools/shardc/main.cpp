@@ -56,6 +56,10 @@ int main(int argc, char** argv) {
   app.add_option("-o", options.output_dir, "output directory for generated C++");
   app.add_option("--namespace", options.outer_namespace,
                  "the namespace the generated modules go in, as NS::MODULE (default shardgen; may be nested: a::b)");
+  app.add_option("--part-size", options.part_size,
+                 "cut a longer device body into C++ functions of about this many instructions (default 100): "
+                 "compilers take much longer on one long function")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   app.add_flag("--trace-passes", options.trace_passes, "print the IR after each code generation pass, with its time");
 
   try {

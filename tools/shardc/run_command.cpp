@@ -133,15 +133,7 @@ int run_command(const RunOptions& o) {
   std::ofstream(dir / (stem + ".shard.cpp")) << files.source;
   const fs::path program = dir / "driver";
   const Toolchain tools = find_toolchain();
-  // g++'s time on one long function grows faster than the square of its length (-O2: 875 lines
-  // 35 s, 2,075 lines 10 min; -O1 21 s; -O0 3 s): long generated code is built with less
-  // optimisation, which changes the time per call, not the results.
-  const auto source_lines = static_cast<std::size_t>(std::count(files.source.begin(), files.source.end(), '\n'));
-  const char* optimisation = source_lines > 2500 ? "-O0" : source_lines > 800 ? "-O1" : "-O2";
-  if (optimisation != std::string("-O2"))
-    std::cout << "shardc run: the generated code is " << source_lines << " lines long; building it at " << optimisation
-              << " (a C++ compiler takes minutes on long functions at -O2)\n";
-  std::string compile = std::string(SHARDC_RUN_CXX) + " -std=c++20 " + optimisation + " -fopenmp -w" +
+  std::string compile = std::string(SHARDC_RUN_CXX) + " -std=c++20 -O2 -fopenmp -w" +
                         " -DSHARDC_RUN_HEADER='\"" + stem + ".shard.h\"' -DSHARDC_RUN_NAMESPACE=shardgen::" + codegen::generated_namespace(*lowered) +
                         " -I" + quoted(dir.string()) + " " + tools.includes + " " +
                         quoted((dir / (stem + ".shard.cpp")).string()) + " " + quoted(tools.driver) + " -o " +
