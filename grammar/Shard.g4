@@ -251,7 +251,9 @@ fragment EXPONENT : [eE] [+-]? [0-9]+ ;
 
 STRING : '"' (~["\\\r\n] | '\\' ~[\r\n])* '"' ;
 
-IDENT : [a-zA-Z_] [a-zA-Z_0-9]* ;
+// \u0002 stands for a byte of a non-ASCII character (frontend/syntax/parse.cpp masks them):
+// part of a name here, so that frontend/syntax/token_scan.cpp reports the name.
+IDENT : [a-zA-Z_\u0002] [a-zA-Z_0-9\u0002]* ;
 
 WS : [ \t\r\n\f]+ -> skip ;
 

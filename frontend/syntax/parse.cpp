@@ -13,18 +13,22 @@
 namespace shardc {
 namespace {
 
-// The lexer reads a copy of the file in which every byte that is not printable ASCII or
-// whitespace becomes '\x01'. ANTLR then sees one character per byte, so token offsets are
-// byte offsets (columns in diagnostics count bytes, as clang's do), and no byte sequence can
-// upset ANTLR's UTF-8 decoder. '\x01' is valid inside comments and strings (whose values
-// are decoded from the original bytes) and an invalid character anywhere else.
+// The lexer reads a copy of the file in which every byte of a non-ASCII character becomes
+// '\x02' and every other byte that is not printable ASCII or whitespace '\x01'. ANTLR then
+// sees one character per byte, so token offsets are byte offsets (columns in diagnostics
+// count bytes, as clang's do), and no byte sequence can upset ANTLR's UTF-8 decoder. Both
+// are valid inside comments and strings (whose values are decoded from the original bytes);
+// '\x01' is an invalid character anywhere else, and '\x02' lexes as part of a name, which
+// token_scan reports: `let é = 1` is one error about the name, not a second one about the
+// '=' that follows a missing name. A UTF-8 byte order mark at the start is whitespace.
 std::string masked_for_lexer(std::string_view text) {
   std::string masked(text);
   for (char& c : masked) {
     auto u = static_cast<unsigned char>(c);
     bool keep = (u >= 0x20 && u < 0x7f) || c == '\t' || c == '\n' || c == '\r' || c == '\f';
-    if (!keep) c = '\x01';
+    if (!keep) c = u >= 0x80 ? '\x02' : '\x01';
   }
+  if (text.starts_with("\xEF\xBB\xBF")) masked.replace(0, 3, "   ");
   return masked;
 }
 

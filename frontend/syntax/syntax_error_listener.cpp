@@ -25,10 +25,15 @@ std::string describe_token_type(const antlr4::dfa::Vocabulary& vocabulary, std::
   return literal.empty() ? vocabulary.getSymbolicName(type) : literal;
 }
 
-std::string describe_token(const antlr4::Token* token) {
+// The token as the file has it (the lexer read a copy with non-ASCII bytes masked: parse.cpp).
+std::string describe_token(const antlr4::Token* token, const SourceFile& file) {
   if (token->getType() == antlr4::Token::EOF) return "end of file";
-  std::string text = token->getText();
-  if (text.size() > 32) text = text.substr(0, 29) + "...";
+  std::string text = file.text().substr(token->getStartIndex(), token->getStopIndex() + 1 - token->getStartIndex());
+  if (text.size() > 32) {
+    std::size_t cut = 29;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+    text = text.substr(0, cut) + "...";
+  }
   return "'" + text + "'";
 }
 
@@ -112,6 +117,9 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
   if (previous && previous->getType() == Lexer::STRING && !is_terminated_string(previous)) return;
   // The unterminated string itself (a lone '"' where no expression may start) is that error too.
   if (offending->getType() == Lexer::STRING && !is_terminated_string(offending)) return;
+  // So is a name with non-ASCII characters where no name may stand (a stray '×'): token_scan
+  // reported its characters.
+  if (offending->getType() == Lexer::IDENT && offending->getText().find('\x02') != std::string::npos) return;
   bool missing_at_line_end = !expected.empty() && previous && previous->getType() != antlr4::Token::EOF &&
                              previous->getTokenIndex() < offending->getTokenIndex() &&
                              previous->getLine() < offending->getLine();
@@ -123,7 +131,7 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
       return;
     }
   }
-  std::string text = "unexpected " + describe_token(offending);
+  std::string text = "unexpected " + describe_token(offending, file_);
   if (!expected.empty()) text += "; expected " + expected;
   auto d = diags_.error(range_of(file_, offending), text);
   // A `//` earlier on the same line that was meant as a comment but reads as floor division.

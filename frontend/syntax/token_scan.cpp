@@ -2,6 +2,8 @@
 
 #include <antlr4-runtime.h>
 
+#include <algorithm>
+
 #include "ShardLexer.h"
 #include "frontend/syntax/token_ranges.h"
 
@@ -71,6 +73,17 @@ TokenScanResult scan_tokens(const std::vector<antlr4::Token*>& tokens, const Sou
       diags.error(range_of_offsets(file, begin, end), describe_invalid(std::string_view(text).substr(begin)));
       result.lexical_errors = true;
       continue;
+    }
+    if (type == Lexer::IDENT) {
+      const std::string_view name =
+          std::string_view(text).substr(token->getStartIndex(), token->getStopIndex() + 1 - token->getStartIndex());
+      if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; })) {
+        const bool ascii_part = std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+        diags.error(range_of(file, token), ascii_part ? "non-ASCII character in the name '" + std::string(name) +
+                                                            "'; names are ASCII letters, digits and '_'"
+                                                      : std::string("non-ASCII character outside a comment or string"));
+        result.lexical_errors = true;
+      }
     }
     if (type == Lexer::STRING && !is_terminated_string(token)) {
       diags.error(range_of(file, token), "missing terminating '\"' character");

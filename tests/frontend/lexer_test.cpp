@@ -138,6 +138,28 @@ TEST(Lexer, NonAsciiAllowedInCommentsAndStringsOnly) {
   // One error for the two bytes of 'é', spanning both.
   EXPECT_EQ(bad.headlines()[0], "t.shard:1:14: error: non-ASCII character outside a comment or string");
   EXPECT_EQ(bad.diags->diagnostics()[0].range.end.column, 16u);
+  // It stands where a name does, so nothing else is reported (the parser used to miss a name there).
+  EXPECT_EQ(bad.headlines().size(), 1u) << bad.rendered();
+}
+
+TEST(Lexer, ANameWithNonAsciiCharactersIsOneError) {
+  auto p = parse_text("fn f(x) { let b_\xce\xb8 = x; return b_\xce\xb8; }\n");
+  EXPECT_FALSE(p.module);
+  ASSERT_EQ(p.headlines().size(), 2u) << p.rendered();
+  EXPECT_EQ(p.headlines()[0],
+            "t.shard:1:15: error: non-ASCII character in the name 'b_\xce\xb8'; names are ASCII letters, digits and '_'");
+  // A stray symbol where no name may stand is reported once, for its characters.
+  auto stray = parse_text("fn f(x) { return x \xc3\x97 2; }\n");
+  EXPECT_FALSE(stray.module);
+  ASSERT_EQ(stray.headlines().size(), 1u) << stray.rendered();
+  EXPECT_EQ(stray.headlines()[0], "t.shard:1:20: error: non-ASCII character outside a comment or string");
+}
+
+TEST(Lexer, AUtf8ByteOrderMarkIsWhitespace) {
+  auto p = parse_text("\xef\xbb\xbf" "fn f() { return 1; }\n");
+  EXPECT_TRUE(p.module) << p.rendered();
+  // Anywhere else it is a character like any other.
+  EXPECT_FALSE(parse_text("fn f() { \xef\xbb\xbf return 1; }\n").module);
 }
 
 TEST(Lexer, ControlBytesAreInvalidCharacters) {
