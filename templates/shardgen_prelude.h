@@ -172,12 +172,14 @@ inline k::View dynamic_window(const k::View& x, const Shape& starts, const Shape
   return k::dynamic_window(x, starts, sizes);
 }
 
-// x[i] along dimension 0, i clamped (negative i counts from the end), as JAX's x[i] on CPU.
+// x[i] along dimension 0: a dynamic_slice of one row without its dimension, so i counts from
+// the end when negative and is clamped, as JAX's x[i] on CPU.
 inline k::View index_window(const k::View& x, std::int64_t index) {
   if (x.rank() == 0) throw shard::ShapeError("cannot index a scalar");
-  const std::int64_t n = x.shape[0];
-  if (index < 0) index += n;
-  k::View v = x.sliced(0, std::clamp<std::int64_t>(index, 0, n - 1), 1);
+  Shape starts(x.shape.size(), 0), sizes = x.shape;
+  starts[0] = index;
+  sizes[0] = 1;
+  k::View v = k::dynamic_window(x, starts, sizes);
   v.shape.erase(v.shape.begin());
   v.strides.erase(v.strides.begin());
   return v;

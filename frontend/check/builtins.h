@@ -29,5 +29,9 @@ bool require_manual(Checker& c, const ast::CallExpr& call);
 bool require_global(Checker& c, const ast::CallExpr& call);
 // The same for one argument of a built-in that both modes allow (einsum's out=).
 bool require_global_argument(Checker& c, const Args& args, std::string_view param);
+// `t` varying also wherever an array among `inputs` does: a per-device start makes a slice
+// vary as the start does (x[axis_index(i)] differs between the devices of i even when x does
+// not; JAX's vma of a dynamic slice).
+Type varying_with_starts(Type t, const std::vector<Value>& inputs);
 
 }  // namespace shardc::check

@@ -64,14 +64,6 @@ Value expand_squeeze(Checker& c, const ast::CallExpr& call) {
   return c.emit(call.callee.name, call, {a["x"]}, *t, {{"axis", std::int64_t{*axis}}});
 }
 
-// A per-device start makes the result vary wherever the start does: x[axis_index(i)] differs
-// between the devices of i even when x does not (JAX's vma of a dynamic slice).
-Type varying_with_starts(Type t, const std::vector<Value>& inputs) {
-  for (const Value& v : inputs)
-    if (v.is_array()) t.varying |= v.type.varying;
-  return t;
-}
-
 bool integer_start(Checker& c, const Value& v, const SourceRange& r) {
   if (v.is_static_scalar() && std::holds_alternative<std::int64_t>(*v.type.value)) return true;
   if (v.is_array() && v.type.rank() == 0 && shard::is_integer(v.type.dtype)) return true;
@@ -374,6 +366,12 @@ Value slice_fn(Checker& c, const ast::CallExpr& call) {
 }
 
 }  // namespace
+
+Type varying_with_starts(Type t, const std::vector<Value>& inputs) {
+  for (const Value& v : inputs)
+    if (v.is_array()) t.varying |= v.type.varying;
+  return t;
+}
 
 BuiltinList shape_builtins() {
   return {{"reshape", reshape},

@@ -2,6 +2,7 @@
 // einsum rules), indexing and slicing, `x.shape[d]`, tuples and lists, types as values.
 #include <limits>
 
+#include "frontend/check/builtins.h"
 #include "frontend/check/checker.h"
 #include "frontend/check/rules_einsum.h"
 #include "frontend/check/rules_elementwise.h"
@@ -324,9 +325,7 @@ Value Checker::eval_index(const ast::IndexExpr& e) {
           report(r.error(), e.range, {e.base->range});
           return Value::error();
         }
-        Type t = *r;
-        t.varying |= iv.type.varying;  // x[axis_index(i)] differs between the devices of i
-        return emit("dynamic_index", e, {base, iv}, t);
+        return emit("dynamic_index", e, {base, iv}, varying_with_starts(*r, {base, iv}));
       } else {
         error(ix.range, "an index must be an integer (static, or a runtime integer scalar)").note(describe_dynamic(iv));
         return Value::error();
