@@ -36,6 +36,7 @@ BodyParts::BodyParts(const Function& f, const LastUses& uses, std::size_t part_s
     const Instr& instr = *f.body[i];
     for (std::size_t k = 0; k < instr.inputs().size(); ++k)
       mentions[i].push_back(uses.consumable(i, k) ? uses.root(instr.inputs()[k]) : instr.inputs()[k]);
+    for (ValueId root : uses.released_after(i)) mentions[i].push_back(root);  // p::release(root)
   }
   for (ValueId r : f.results) mentions[n].push_back(uses.root(r));
   // A collective reads its operand in place until its wait, which does not name it: the
@@ -104,6 +105,8 @@ BodyParts::BodyParts(const Function& f, const LastUses& uses, std::size_t part_s
       const ValueId root = uses.root(instr.inputs()[k]);
       if (uses.consumable(m, k) && defined_before(root, part_begin)) inputs[p][root] = true;
     }
+    for (ValueId root : uses.released_after(m))
+      if (defined_before(root, part_begin)) inputs[p][root] = true;
   }
   for (std::size_t p = 0; p < parts_.size(); ++p) {
     BodyPart& part = parts_[p];

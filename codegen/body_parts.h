@@ -33,8 +33,8 @@ namespace shardc::codegen {
 struct BodyPart {
   std::size_t begin = 0, end = 0;  // instructions [begin, end) of the body
   // Values defined before the part that it names, in id order, and for each whether the part
-  // moves from it (a Tensor& parameter rather than a const one). The caller hands an alias on
-  // as its root.
+  // moves from or releases it (a Tensor& parameter rather than a const one). The caller hands
+  // an alias on as its root.
   std::vector<ValueId> inputs;
   std::vector<bool> moved_from;
   // Values the part defines that a later part or the return needs, in id order: the caller

@@ -215,6 +215,9 @@ CppEmitter::Body CppEmitter::function_body(const Function& f) {
       if ((which == Which::params && !param) || (which == Which::others && param)) continue;
       std::istringstream split(statement(f, *f.body[index_]));
       for (std::string line; std::getline(split, line);) lines.push_back(line);
+      std::string released;
+      for (ValueId r : uses.released_after(index_)) released += (released.empty() ? "" : ", ") + name(f, r);
+      if (!released.empty()) lines.push_back("p::release(" + released + ");");
     }
   };
   if (parts.parts().empty()) {

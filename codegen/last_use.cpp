@@ -95,6 +95,32 @@ LastUses::LastUses(const Function& f) : f_(f) {
     }
   }
   for (ValueId r : f.results) returned_[static_cast<std::size_t>(root(r))] = true;
+
+  released_after_.resize(f.body.size());
+  std::vector<bool> read(n, false);
+  for (std::size_t i = 0; i < f.body.size(); ++i)
+    for (ValueId in : f.body[i]->inputs()) read[static_cast<std::size_t>(root(in))] = true;
+  for (std::size_t i = 0; i < f.body.size(); ++i) {
+    const Instr& instr = *f.body[i];
+    // Last reads here: the operands' roots (a wait ends its collective's operands too).
+    std::vector<ValueId> candidates;
+    for (ValueId in : instr.inputs()) candidates.push_back(root(in));
+    if (instr.kind() == OpKind::wait)
+      for (ValueId operand : in_flight[instr.inputs().at(0)]) candidates.push_back(root(operand));
+    for (ValueId out : instr.outputs())
+      if (!read[static_cast<std::size_t>(out)] && root(out) == out) candidates.push_back(out);
+    for (std::size_t k = 0; k < instr.inputs().size(); ++k)
+      if (consumable(i, k)) std::erase(candidates, root(instr.inputs()[k]));  // moved from: nothing left
+    for (ValueId r : candidates) {
+      const std::size_t ri = static_cast<std::size_t>(r);
+      // Rank-0 values (constants, indices) are left to the end of the body: releasing them would
+      // save a few bytes at the cost of a line each.
+      if (!owned_[ri] || returned_[ri] || f.values[ri].shape.empty()) continue;
+      if (read[ri] && last_use_[ri] != i) continue;
+      if (std::find(released_after_[i].begin(), released_after_[i].end(), r) == released_after_[i].end())
+        released_after_[i].push_back(r);
+    }
+  }
 }
 
 bool LastUses::consumable(std::size_t index, std::size_t operand) const {

@@ -36,6 +36,11 @@ class LastUses {
   // Whether result `i` of the function may be moved out: its root is owned and no other result
   // names it (a value returned twice is copied at each mention).
   bool result_movable(std::size_t i) const;
+  // The owned roots whose blocks nothing needs after instruction `index`: read last there (or
+  // made there and never read), not results, not moved from there, and not rank 0. The
+  // emitter releases them right after it, so a body holds the blocks it still needs, not
+  // every block it made.
+  const std::vector<ValueId>& released_after(std::size_t index) const { return released_after_.at(index); }
 
  private:
   const Function& f_;
@@ -44,6 +49,7 @@ class LastUses {
   std::vector<std::size_t> last_use_;     // per root: the last instruction reading it
   std::vector<bool> returned_;            // per root: a result of the function
   std::vector<bool> window_;              // per value: a window
+  std::vector<std::vector<ValueId>> released_after_;  // per instruction
 };
 
 }  // namespace shardc::codegen

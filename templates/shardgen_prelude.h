@@ -172,6 +172,13 @@ inline k::View dynamic_window(const k::View& x, const Shape& starts, const Shape
   return k::dynamic_window(x, starts, sizes);
 }
 
+// Gives the blocks of tensors nothing reads again back to the runtime's block cache (generated
+// code calls it after each tensor's last use, so a body holds only the blocks it still needs).
+template <class... Tensors>
+inline void release(Tensors&... tensors) {
+  ((tensors = Tensor()), ...);
+}
+
 // x[i] along dimension 0: a dynamic_slice of one row without its dimension, so i counts from
 // the end when negative and is clamped, as JAX's x[i] on CPU.
 inline k::View index_window(const k::View& x, std::int64_t index) {
