@@ -38,8 +38,9 @@ const std::set<std::string> kReserved = {
     // identifiers with a special meaning; `assert`, a macro of <cassert>, which a user's file may
     // include before the header (the macros the generated code itself sees: header_macros())
     "final", "override", "import", "module", "assert",
-    // what the generated code declares or uses unqualified
-    "rt", "dev", "p", "blocks", "result0", "result1", "Tensor", "DType", "shard", "std", "detail",
+    // what the generated code declares or uses unqualified (call_N holds the results of the
+    // call that is instruction N: a value named call is call__N; top_k cannot be rebound)
+    "rt", "dev", "p", "blocks", "result0", "result1", "Tensor", "DType", "shard", "std", "detail", "call",
     "ParameterlessFunction", "parameterless_functions", "FunctionInfo", "all_functions", "functions", "args"};
 
 // The longest device body code generation writes (see where it is checked).
