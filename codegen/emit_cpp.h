@@ -57,6 +57,7 @@ class CppEmitter {
   struct Body {
     std::vector<std::string> lines;
     std::vector<Part> parts;
+    std::size_t statement_lines = 0;  // of the instructions, wherever they are: not the calls of parts
   };
   Body function_body(const Function& f);
   // "TYPE NAME" for the statement defining v; "NAME" when v's part assigns what the caller declared.

@@ -220,7 +220,7 @@ TEST(Cli, AFunctionTooLongForACppCompilerIsALocatedCodegenError) {
                         "  for i in 0..13000 { y = y * 1.0001 + 1.0; }\n"
                         "  return y;\n"
                         "}\n",
-                        {"cli_long_body.shard:4:27: error: 'f' would be 53044 lines of C++; code generation stops at "
+                        {"cli_long_body.shard:4:27: error: 'f' would be 52001 lines of C++; code generation stops at "
                          "50000"});
 }
 
