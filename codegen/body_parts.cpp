@@ -21,9 +21,10 @@ BodyParts::BodyParts(const Function& f, const LastUses& uses, std::size_t part_s
   if (n - params <= part_size) return;
 
   // Where each value is defined (the caller binds the parameters, wherever the scheduler put
-  // them), and the names each instruction mentions: its operands and the root of an operand it
-  // moves from (the emitter writes std::move(root), not the alias). Position n is the return,
-  // which names the results' roots.
+  // them), and the names each instruction mentions: its operands, the root of an operand it
+  // moves from (the emitter writes std::move(root), not the alias) and the roots it releases
+  // after (p::release), those two changed by it. Position n is the return, which names the
+  // results' roots.
   std::vector<std::ptrdiff_t> def(values, static_cast<std::ptrdiff_t>(n));
   for (std::size_t i = 0; i < n; ++i)
     for (ValueId out : f.body[i]->outputs())
@@ -31,32 +32,28 @@ BodyParts::BodyParts(const Function& f, const LastUses& uses, std::size_t part_s
   auto defined_before = [&](ValueId v, std::size_t position) {
     return def[static_cast<std::size_t>(v)] < static_cast<std::ptrdiff_t>(position);
   };
-  std::vector<std::vector<ValueId>> mentions(n + 1);
+  struct Mention {
+    ValueId value;
+    bool changed;  // moved from or released: a Tensor& parameter
+  };
+  std::vector<std::vector<Mention>> mentions(n + 1);
   for (std::size_t i = 0; i < n; ++i) {
     const Instr& instr = *f.body[i];
-    for (std::size_t k = 0; k < instr.inputs().size(); ++k)
-      mentions[i].push_back(uses.consumable(i, k) ? uses.root(instr.inputs()[k]) : instr.inputs()[k]);
-    for (ValueId root : uses.released_after(i)) mentions[i].push_back(root);  // p::release(root)
+    for (std::size_t k = 0; k < instr.inputs().size(); ++k) {
+      const bool moved = uses.consumable(i, k);
+      mentions[i].push_back({moved ? uses.root(instr.inputs()[k]) : instr.inputs()[k], moved});
+    }
+    for (ValueId root : uses.released_after(i)) mentions[i].push_back({root, true});
   }
-  for (ValueId r : f.results) mentions[n].push_back(uses.root(r));
-  // A collective reads its operand in place until its wait, which does not name it: the
-  // operand's block must outlive the start's part when the wait is in a later one.
-  std::vector<std::vector<ValueId>> in_flight(n + 1);  // per wait: its collective's operands' roots
-  std::map<ValueId, std::vector<ValueId>> started;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Instr& instr = *f.body[i];
-    if (instr.kind() == OpKind::start)
-      for (ValueId in : instr.inputs()) started[instr.output()].push_back(uses.root(in));
-    if (instr.kind() == OpKind::wait) in_flight[i] = started[instr.inputs().at(0)];
-  }
+  for (ValueId r : f.results) mentions[n].push_back({uses.root(r), false});
 
   // A cut before instruction c is possible unless a window defined before c is named at or
   // after c: a View is not handed on (windows live for an instruction or two).
   std::vector<int> opened(n + 2, 0);  // differences: how many windows are alive at each cut
   for (std::size_t m = 0; m <= n; ++m)
-    for (ValueId v : mentions[m])
-      if (uses.is_window(v) && defined_before(v, m)) {
-        ++opened[static_cast<std::size_t>(def[static_cast<std::size_t>(v)]) + 1];
+    for (const Mention& mention : mentions[m])
+      if (uses.is_window(mention.value) && defined_before(mention.value, m)) {
+        ++opened[static_cast<std::size_t>(def[static_cast<std::size_t>(mention.value)]) + 1];
         --opened[m + 1];
       }
   // Cut where a part has part_size instructions besides parameters, or at the next place after.
@@ -85,34 +82,29 @@ BodyParts::BodyParts(const Function& f, const LastUses& uses, std::size_t part_s
 
   // A value named in a later part is handed to it by its root's name (an alias is a second
   // name of its root's block), so the caller declares the root. The return is a later part.
-  std::vector<std::map<ValueId, bool>> inputs(parts_.size());  // per part: value -> moved from
+  // A collective reads its operand in place until its wait, which does not name it: the
+  // operand's block must outlive the start's part when the wait is in a later one.
+  std::vector<std::map<ValueId, bool>> inputs(parts_.size());  // per part: value -> changed
   for (std::size_t m = 0; m <= n; ++m) {
     const std::size_t p = part_of[m];
     const std::size_t part_begin = p < parts_.size() ? parts_[p].begin : n;
-    for (ValueId v : mentions[m]) {
-      if (!defined_before(v, part_begin)) continue;  // defined in the same part
-      SHARDC_ASSERT(!uses.is_window(v), "a body part would hand on a window");
-      if (p < parts_.size()) inputs[p].emplace(v, false);
-      const ValueId root = uses.root(v);
+    for (const Mention& mention : mentions[m]) {
+      if (!defined_before(mention.value, part_begin)) continue;  // defined in the same part
+      SHARDC_ASSERT(!uses.is_window(mention.value), "a body part would hand on a window");
+      if (p < parts_.size()) inputs[p][mention.value] |= mention.changed;
+      const ValueId root = uses.root(mention.value);
       if (def[static_cast<std::size_t>(root)] != kCaller) declared_by_caller_[static_cast<std::size_t>(root)] = true;
     }
-    for (ValueId root : in_flight[m])
+    if (m == n) continue;
+    for (ValueId root : uses.waited_roots(m))
       if (def[static_cast<std::size_t>(root)] != kCaller && defined_before(root, part_begin))
         declared_by_caller_[static_cast<std::size_t>(root)] = true;
-    if (m == n) continue;
-    const Instr& instr = *f.body[m];
-    for (std::size_t k = 0; k < instr.inputs().size(); ++k) {
-      const ValueId root = uses.root(instr.inputs()[k]);
-      if (uses.consumable(m, k) && defined_before(root, part_begin)) inputs[p][root] = true;
-    }
-    for (ValueId root : uses.released_after(m))
-      if (defined_before(root, part_begin)) inputs[p][root] = true;
   }
   for (std::size_t p = 0; p < parts_.size(); ++p) {
     BodyPart& part = parts_[p];
-    for (const auto& [v, moved] : inputs[p]) {
+    for (const auto& [v, changed] : inputs[p]) {
       part.inputs.push_back(v);
-      part.moved_from.push_back(moved);
+      part.moved_from.push_back(changed);
     }
     for (std::size_t i = part.begin; i < part.end; ++i)
       for (ValueId out : f.body[i]->outputs())

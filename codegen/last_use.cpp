@@ -76,6 +76,7 @@ LastUses::LastUses(const Function& f) : f_(f) {
   window_ = find_windows(f);
 
   std::map<ValueId, std::vector<ValueId>> in_flight;  // pending handle -> its collective's operands
+  waited_roots_.resize(f.body.size());
   for (std::size_t i = 0; i < f.body.size(); ++i) {
     const Instr& instr = *f.body[i];
     auto use = [&](ValueId v) {
@@ -85,7 +86,10 @@ LastUses::LastUses(const Function& f) : f_(f) {
     for (ValueId in : instr.inputs()) use(in);
     if (instr.kind() == OpKind::start) in_flight[instr.output()] = instr.inputs();
     if (instr.kind() == OpKind::wait)
-      for (ValueId operand : in_flight[instr.inputs().at(0)]) use(operand);
+      for (ValueId operand : in_flight[instr.inputs().at(0)]) {
+        use(operand);
+        waited_roots_[i].push_back(root(operand));
+      }
     const bool view = instr.kind() == OpKind::alias || instr.kind() == OpKind::pvary ||
                       (may_make_window(instr.kind()) && is_window(instr.output()));
     for (ValueId out : instr.outputs()) {
@@ -105,8 +109,7 @@ LastUses::LastUses(const Function& f) : f_(f) {
     // Last reads here: the operands' roots (a wait ends its collective's operands too).
     std::vector<ValueId> candidates;
     for (ValueId in : instr.inputs()) candidates.push_back(root(in));
-    if (instr.kind() == OpKind::wait)
-      for (ValueId operand : in_flight[instr.inputs().at(0)]) candidates.push_back(root(operand));
+    candidates.insert(candidates.end(), waited_roots_[i].begin(), waited_roots_[i].end());
     for (ValueId out : instr.outputs())
       if (!read[static_cast<std::size_t>(out)] && root(out) == out) candidates.push_back(out);
     for (std::size_t k = 0; k < instr.inputs().size(); ++k)

@@ -36,6 +36,9 @@ class LastUses {
   // Whether result `i` of the function may be moved out: its root is owned and no other result
   // names it (a value returned twice is copied at each mention).
   bool result_movable(std::size_t i) const;
+  // For a wait, the roots of the operands its collective read in place until then (the wait
+  // does not name them); empty for any other instruction.
+  const std::vector<ValueId>& waited_roots(std::size_t index) const { return waited_roots_.at(index); }
   // The owned roots whose blocks nothing needs after instruction `index`: read last there (or
   // made there and never read), not results, not moved from there, and not rank 0. The
   // emitter releases them right after it, so a body holds the blocks it still needs, not
@@ -49,6 +52,7 @@ class LastUses {
   std::vector<std::size_t> last_use_;     // per root: the last instruction reading it
   std::vector<bool> returned_;            // per root: a result of the function
   std::vector<bool> window_;              // per value: a window
+  std::vector<std::vector<ValueId>> waited_roots_;    // per instruction
   std::vector<std::vector<ValueId>> released_after_;  // per instruction
 };
 
