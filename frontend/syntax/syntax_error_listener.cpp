@@ -119,7 +119,7 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
   if (offending->getType() == Lexer::STRING && !is_terminated_string(offending)) return;
   // So is a name with non-ASCII characters where no name may stand (a stray '×'): token_scan
   // reported its characters.
-  if (offending->getType() == Lexer::IDENT && offending->getText().find('\x02') != std::string::npos) return;
+  if (is_non_ascii_name(offending)) return;
   bool missing_at_line_end = !expected.empty() && previous && previous->getType() != antlr4::Token::EOF &&
                              previous->getTokenIndex() < offending->getTokenIndex() &&
                              previous->getLine() < offending->getLine();

@@ -52,6 +52,10 @@ bool is_terminated_string(const antlr4::Token* token) {
   return backslashes % 2 == 0;
 }
 
+bool is_non_ascii_name(const antlr4::Token* token) {
+  return token->getType() == Lexer::IDENT && token->getText().find('\x02') != std::string::npos;
+}
+
 TokenScanResult scan_tokens(const std::vector<antlr4::Token*>& tokens, const SourceFile& file, unsigned max_depth,
                             Diagnostics& diags) {
   TokenScanResult result;
@@ -74,16 +78,14 @@ TokenScanResult scan_tokens(const std::vector<antlr4::Token*>& tokens, const Sou
       result.lexical_errors = true;
       continue;
     }
-    if (type == Lexer::IDENT) {
+    if (is_non_ascii_name(token)) {
       const std::string_view name =
           std::string_view(text).substr(token->getStartIndex(), token->getStopIndex() + 1 - token->getStartIndex());
-      if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; })) {
-        const bool ascii_part = std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-        diags.error(range_of(file, token), ascii_part ? "non-ASCII character in the name '" + std::string(name) +
-                                                            "'; names are ASCII letters, digits and '_'"
-                                                      : std::string("non-ASCII character outside a comment or string"));
-        result.lexical_errors = true;
-      }
+      const bool ascii_part = std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+      diags.error(range_of(file, token), ascii_part ? "non-ASCII character in the name '" + std::string(name) +
+                                                          "'; names are ASCII letters, digits and '_'"
+                                                    : std::string("non-ASCII character outside a comment or string"));
+      result.lexical_errors = true;
     }
     if (type == Lexer::STRING && !is_terminated_string(token)) {
       diags.error(range_of(file, token), "missing terminating '\"' character");

@@ -22,6 +22,8 @@ struct TokenScanResult {
 
 // False for a STRING token that the lexer matched without its closing quote.
 bool is_terminated_string(const antlr4::Token* token);
+// Whether a name has non-ASCII characters (masked bytes: parse.cpp), which scan_tokens reports.
+bool is_non_ascii_name(const antlr4::Token* token);
 
 TokenScanResult scan_tokens(const std::vector<antlr4::Token*>& tokens, const SourceFile& file, unsigned max_depth,
                             Diagnostics& diags);
