@@ -135,8 +135,12 @@ class Checker {
   void exec_assign(const ast::AssignStmt& s);
   void exec_for(const ast::ForStmt& s);
   void exec_if(const ast::IfStmt& s);
-  // Name resolution of the branch an `if` does not take (checker_untaken.cpp).
+  // Name resolution of code that is not traced (checker_untaken.cpp): the branch an `if`
+  // does not take, the body of a loop of no iterations, and fn helpers no trace reaches.
   void resolve_untaken_branch(const ast::Stmt& branch);
+  void resolve_unrun_loop_body(const ast::ForStmt& loop);
+  void resolve_untraced_fns();
+  bool is_axis_name(const std::string& name) const;
   struct UntakenScopes;
   void resolve_untaken(const ast::Stmt& s, UntakenScopes& scopes);
   void resolve_untaken(const ast::Expr& e, UntakenScopes& scopes);
@@ -186,6 +190,7 @@ class Checker {
   };
   std::vector<Override> overrides_;
   std::set<std::pair<const ast::FunctionDecl*, const ast::FunctionDecl*>> traced_calls_;  // those edges
+  std::set<const ast::FunctionDecl*> traced_fns_;  // fn helpers inlined at least once
   FunctionContext* ctx_ = nullptr;
   // (file, offset, message) of every reported error: an error inside an unrolled loop or
   // an fn inlined twice is reported once.

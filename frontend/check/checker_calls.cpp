@@ -91,6 +91,7 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
     // Each inlining counts toward the unrolling limit, as a loop iteration does: helpers that
     // call the next one twice on static values emit no ops, yet would take 2^depth steps.
     count_op(call.range);
+    traced_fns_.insert(&callee);
     // Typed fn parameters are checked at each call.
     std::vector<Scope> saved = std::move(ctx_->scopes);
     std::optional<Value> saved_return = std::move(ctx_->returned);

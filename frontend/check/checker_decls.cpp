@@ -38,6 +38,7 @@ std::shared_ptr<CheckedModule> Checker::run() {
   for (const auto& d : module_.decls)
     if (auto* f = ast::dyn_cast<ast::FunctionDecl>(d.get()); f && f->function_kind != ast::FunctionKind::fn)
       check_function(*f);
+  resolve_untraced_fns();
   check_call_cycles();
   if (diags_.error_count() != errors_before) {
     note_overridden_consts(first_diagnostic);

@@ -241,6 +241,7 @@ void Checker::exec_for(const ast::ForStmt& s) {
   // The count overflows only beyond i64 (e.g. from INT64_MIN): then it is simply more than the
   // unrolling limit, which stops the loop below.
   std::int64_t n = *e > *b ? checked_sub(*e, *b).value_or(std::numeric_limits<std::int64_t>::max()) : 0;
+  if (n == 0) resolve_unrun_loop_body(s);
   for (std::int64_t k = 0; k < n; ++k) {
     std::int64_t i = s.reversed ? *e - 1 - k : *b + k;
     count_op(s.range);  // iterations count toward the unrolling limit, so empty bodies cannot hang

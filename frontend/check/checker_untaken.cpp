@@ -1,7 +1,9 @@
-// The branch of a static `if` that is not taken is neither type-checked nor traced (it may
-// mention shapes that only make sense when taken, as JAX's tracing of Python `if` does), but
-// its names are resolved (docs/language.md, "if"): a misspelt name or function is an error
-// whichever way a -D flips the condition.
+// Code that is not traced is not type-checked: the branch of a static `if` that is not taken
+// (it may mention shapes that only make sense when taken, as JAX's tracing of Python `if`
+// does), the body of a `for` whose range is empty, and an fn helper that no func or shard_map
+// reaches. Its names are resolved all the same (docs/language.md, "if", "for" and "fn"): a
+// misspelt name or function is an error whichever way a -D flips a condition or a bound, and
+// whether or not a helper is called yet.
 #include "frontend/check/checker.h"
 
 namespace shardc::check {
@@ -25,6 +27,34 @@ struct Checker::UntakenScopes {
 void Checker::resolve_untaken_branch(const ast::Stmt& branch) {
   UntakenScopes scopes;
   resolve_untaken(branch, scopes);
+}
+
+void Checker::resolve_unrun_loop_body(const ast::ForStmt& loop) {
+  UntakenScopes scopes;
+  scopes.bind(*loop.variable);
+  resolve_untaken(*loop.body, scopes);
+}
+
+void Checker::resolve_untraced_fns() {
+  for (const auto& d : module_.decls) {
+    const auto* f = ast::dyn_cast<ast::FunctionDecl>(d.get());
+    if (!f || f->function_kind != ast::FunctionKind::fn || traced_fns_.count(f)) continue;
+    // Outside any trace: no locals, and no mesh to take axes from (is_axis_name accepts an
+    // axis of any mesh, since the helper may be called from a function on any of them).
+    UntakenScopes scopes;
+    for (const auto& p : f->params) {
+      if (p->type) resolve_untaken(*p->type, scopes);
+      scopes.blocks.back().push_back(p->name.name);
+    }
+    resolve_untaken(*f->body, scopes);
+  }
+}
+
+bool Checker::is_axis_name(const std::string& name) const {
+  if (const Mesh* m = mesh()) return m->find_axis(name).has_value();
+  for (const auto& [mesh_name, m] : meshes_)
+    if (m && m->find_axis(name)) return true;
+  return false;
 }
 
 void Checker::resolve_untaken(const ast::Stmt& s, UntakenScopes& scopes) {
@@ -96,8 +126,7 @@ void Checker::resolve_untaken(const ast::Expr& e, UntakenScopes& scopes) {
   switch (e.kind) {
     case ast::NodeKind::NameExpr: {
       const std::string& n = static_cast<const ast::NameExpr&>(e).name;
-      const Mesh* m = mesh();
-      const bool known = scopes.bound(n) || lookup_local(n) || consts_.count(n) || (m && m->find_axis(n)) ||
+      const bool known = scopes.bound(n) || lookup_local(n) || consts_.count(n) || is_axis_name(n) ||
                          functions_.count(n) || is_builtin_name(n) || meshes_.count(n);
       if (!known) error(e.range, "unknown name '" + n + "'");
       return;
