@@ -563,7 +563,7 @@ GeneratedFiles CppEmitter::emit() {
   ctx.set("file_stem", generated_stem(module_));
   ctx.set("source", options_.source_name);
   ctx.set("shardc_version", options_.shardc_version);
-  ctx.set("prelude_version", std::string("1"));
+  ctx.set("prelude_version", std::string("2"));
 
   mu::data consts{mu::data::type::list};
   for (const check::ConstValue& c : cm.consts) {
@@ -613,8 +613,8 @@ GeneratedFiles CppEmitter::emit() {
       e.set("name", identifier(f.name));
       e.set("shard_name", f.name);  // what users look functions up by (run_driver, --func)
       e.set("unpack", f.result_types.size() == 1
-                          ? "std::vector<shard::Array>{" + identifier(f.name) + "(rt)}"
-                          : "std::apply([](auto&&... r) { return std::vector<shard::Array>{std::move(r)...}; }, " +
+                          ? "p::result_vector(" + identifier(f.name) + "(rt))"
+                          : "std::apply([](auto&&... r) { return p::result_vector(std::move(r)...); }, " +
                                 identifier(f.name) + "(rt))");
       parameterless.push_back(e);
     }
@@ -703,9 +703,9 @@ GeneratedFiles CppEmitter::emit() {
     }
     d.set("param_type_list", type_list + "}");
     d.set("param_count", std::to_string(f.param_types.size()));
-    d.set("generic_call", several ? "std::apply([](auto&&... r) { return std::vector<shard::Array>{std::move(r)...}; }, " +
+    d.set("generic_call", several ? "std::apply([](auto&&... r) { return p::result_vector(std::move(r)...); }, " +
                                         fname + "(" + call_args + "))"
-                                  : "std::vector<shard::Array>{" + fname + "(" + call_args + ")}");
+                                  : "p::result_vector(" + fname + "(" + call_args + "))");
     d.set("signature_comment", comment);
     d.set("entry_params", entry);
     d.set("device_signature", device_sig);
