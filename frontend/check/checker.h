@@ -140,7 +140,15 @@ class Checker {
   void resolve_untaken_branch(const ast::Stmt& branch);
   void resolve_unrun_loop_body(const ast::ForStmt& loop);
   void resolve_untraced_fns();
+  void resolve_untraced_function(const ast::FunctionDecl& d);
+  // Each untaken statement is resolved once per mesh that it is checked against: a loop of a
+  // million iterations around an empty loop must not resolve its body a million times.
+  bool first_resolution(const ast::Stmt& s);
+  // The mesh whose axes untaken code may name, or null when it may name an axis of any mesh:
+  // in an fn helper (called from functions on other meshes, or from none) and outside a trace.
+  const Mesh* untaken_axes_mesh() const;
   bool is_axis_name(const std::string& name) const;
+  void check_untaken_axis(const ast::Identifier& axis);
   struct UntakenScopes;
   void resolve_untaken(const ast::Stmt& s, UntakenScopes& scopes);
   void resolve_untaken(const ast::Expr& e, UntakenScopes& scopes);
@@ -191,6 +199,8 @@ class Checker {
   std::vector<Override> overrides_;
   std::set<std::pair<const ast::FunctionDecl*, const ast::FunctionDecl*>> traced_calls_;  // those edges
   std::set<const ast::FunctionDecl*> traced_fns_;  // fn helpers inlined at least once
+  std::set<std::pair<const ast::Stmt*, const Mesh*>> resolved_untaken_;
+  std::set<std::string> declared_axes_;  // of every mesh, including those with errors
   FunctionContext* ctx_ = nullptr;
   // (file, offset, message) of every reported error: an error inside an unrolled loop or
   // an fn inlined twice is reported once.

@@ -107,10 +107,15 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
         auto t = resolve_type(*p.type, true);
         if (!t) ok = false;
         else if (args[i].kind != Value::Kind::typed || !(args[i].type == *t)) {
+          // The caller's mistake, reported at its argument: not "reached inside" the callee.
+          ctx_->fn_stack.pop_back();
+          ctx_->fn_calls.pop_back();
           error(bound[i]->range, "argument '" + p.name.name + "' of '" + name + "' has type " +
                                      (args[i].kind == Value::Kind::typed ? to_string(args[i].type) : describe_dynamic(args[i])) +
                                      ", but the fn expects " + to_string(*t))
               .note(p.range, "parameter declared here");
+          ctx_->fn_stack.push_back(&callee);
+          ctx_->fn_calls.push_back(call.range);
           ok = false;
         }
       }
@@ -118,19 +123,22 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
       ctx_->scopes.back().names[p.name.name] =
           Scope::Entry{bindable(p.name) ? args[i] : Value::error(), false, p.name.range};
     }
+    // The parameters after a bad one are not bound; the body's names are still resolved.
+    for (std::size_t i = 0; i < args.size(); ++i)
+      ctx_->scopes.back().names.try_emplace(callee.params[i]->name.name,
+                                            Scope::Entry{Value::error(), false, callee.params[i]->name.range});
     Value result = Value::error();
-    if (ok) {
-      try {
-        exec_block(*callee.body, false);
-      } catch (...) {
-        ctx_->fn_stack.pop_back();
-        ctx_->fn_calls.pop_back();
-        ctx_->scopes = std::move(saved);
-        ctx_->returned = std::move(saved_return);
-        throw;
-      }
-      if (ctx_->returned) result = *ctx_->returned;
+    try {
+      if (ok) exec_block(*callee.body, false);
+      else resolve_untaken_branch(*callee.body);
+    } catch (...) {
+      ctx_->fn_stack.pop_back();
+      ctx_->fn_calls.pop_back();
+      ctx_->scopes = std::move(saved);
+      ctx_->returned = std::move(saved_return);
+      throw;
     }
+    if (ok && ctx_->returned) result = *ctx_->returned;
     ctx_->fn_stack.pop_back();
     ctx_->fn_calls.pop_back();
     ctx_->scopes = std::move(saved);

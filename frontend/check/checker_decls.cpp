@@ -118,6 +118,7 @@ void Checker::check_mesh(const ast::MeshDecl& d) {
   // Known but null until it proves valid: a mesh with an error is reported once, here, and
   // its uses (`on m`) report nothing more.
   meshes_[d.name.name] = nullptr;
+  for (const ast::MeshAxis& a : d.axes) declared_axes_.insert(a.name.name);
   auto mesh = std::make_unique<Mesh>();
   mesh->name = d.name.name;
   mesh->auto_mode = d.mesh_kind == ast::MeshKind::auto_;
@@ -295,7 +296,10 @@ void Checker::check_function(const ast::FunctionDecl& d) {
   f.unchecked = d.unchecked;
   f.tuple_result = d.tuple_result;
   const Signature* sig = signature_of(d);
-  if (!sig) return;
+  if (!sig) {
+    resolve_untraced_function(d);  // not traced, but a misspelt name in it is still reported
+    return;
+  }
   const Mesh* mesh = sig->mesh;
   f.param_types = sig->params;
   f.result_types = sig->results;

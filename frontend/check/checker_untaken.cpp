@@ -25,36 +25,58 @@ struct Checker::UntakenScopes {
 };
 
 void Checker::resolve_untaken_branch(const ast::Stmt& branch) {
+  if (!first_resolution(branch)) return;
   UntakenScopes scopes;
   resolve_untaken(branch, scopes);
 }
 
 void Checker::resolve_unrun_loop_body(const ast::ForStmt& loop) {
+  if (!first_resolution(*loop.body)) return;
   UntakenScopes scopes;
   scopes.bind(*loop.variable);
   resolve_untaken(*loop.body, scopes);
 }
 
+bool Checker::first_resolution(const ast::Stmt& s) {
+  // The names in scope at a statement are the same in every trace (blocks are lexical, fn
+  // bodies see only their parameters): only the mesh its axes are checked against can differ.
+  return resolved_untaken_.emplace(&s, untaken_axes_mesh()).second;
+}
+
 void Checker::resolve_untraced_fns() {
-  for (const auto& d : module_.decls) {
-    const auto* f = ast::dyn_cast<ast::FunctionDecl>(d.get());
-    if (!f || f->function_kind != ast::FunctionKind::fn || traced_fns_.count(f)) continue;
-    // Outside any trace: no locals, and no mesh to take axes from (is_axis_name accepts an
-    // axis of any mesh, since the helper may be called from a function on any of them).
-    UntakenScopes scopes;
-    for (const auto& p : f->params) {
-      if (p->type) resolve_untaken(*p->type, scopes);
-      scopes.blocks.back().push_back(p->name.name);
-    }
-    resolve_untaken(*f->body, scopes);
+  for (const auto& d : module_.decls)
+    if (const auto* f = ast::dyn_cast<ast::FunctionDecl>(d.get());
+        f && f->function_kind == ast::FunctionKind::fn && !traced_fns_.count(f))
+      resolve_untraced_function(*f);
+}
+
+void Checker::resolve_untraced_function(const ast::FunctionDecl& d) {
+  // Outside any trace: no locals, and no mesh to take axes from. The types of a func's or
+  // shard_map's parameters were checked with its signature; an fn's are checked at each call.
+  UntakenScopes scopes;
+  for (const auto& p : d.params) {
+    if (p->type && d.function_kind == ast::FunctionKind::fn) resolve_untaken(*p->type, scopes);
+    scopes.blocks.back().push_back(p->name.name);
   }
+  resolve_untaken(*d.body, scopes);
+}
+
+const Mesh* Checker::untaken_axes_mesh() const {
+  return ctx_ && ctx_->fn_stack.empty() ? ctx_->mesh : nullptr;
 }
 
 bool Checker::is_axis_name(const std::string& name) const {
-  if (const Mesh* m = mesh()) return m->find_axis(name).has_value();
-  for (const auto& [mesh_name, m] : meshes_)
-    if (m && m->find_axis(name)) return true;
-  return false;
+  if (const Mesh* m = untaken_axes_mesh()) return m->find_axis(name).has_value();
+  return declared_axes_.count(name) > 0;
+}
+
+void Checker::check_untaken_axis(const ast::Identifier& axis) {
+  if (const Mesh* m = untaken_axes_mesh()) {
+    mesh_axis(axis, *m);
+    return;
+  }
+  if (!declared_axes_.count(axis.name))
+    error(axis.range, "unknown axis '" + axis.name + "'").note("no mesh of this module has an axis of that name");
 }
 
 void Checker::resolve_untaken(const ast::Stmt& s, UntakenScopes& scopes) {
@@ -115,11 +137,12 @@ void Checker::resolve_untaken_target(const ast::Pattern& p, UntakenScopes& scope
 }
 
 void Checker::resolve_untaken(const ast::TypeAnnotation& t, UntakenScopes& scopes) {
-  for (const auto& d : t.dims)
+  for (const auto& d : t.dims) {
     if (d.size) resolve_untaken(*d.size, scopes);
-  // Axes in a type are checked against the function's mesh when the branch is taken; the
-  // mesh of an untaken branch is the same, so check them here too.
-  if (const Mesh* m = mesh()) check_type_axes(t, *m);
+    for (const auto& a : d.axes) check_untaken_axis(a);
+  }
+  if (t.varying)
+    for (const auto& a : *t.varying) check_untaken_axis(a);
 }
 
 void Checker::resolve_untaken(const ast::Expr& e, UntakenScopes& scopes) {
@@ -128,7 +151,12 @@ void Checker::resolve_untaken(const ast::Expr& e, UntakenScopes& scopes) {
       const std::string& n = static_cast<const ast::NameExpr&>(e).name;
       const bool known = scopes.bound(n) || lookup_local(n) || consts_.count(n) || is_axis_name(n) ||
                          functions_.count(n) || is_builtin_name(n) || meshes_.count(n);
-      if (!known) error(e.range, "unknown name '" + n + "'");
+      if (!known) {
+        auto b = error(e.range, "unknown name '" + n + "'");
+        for (const auto& [name, m] : meshes_)
+          if (m && m->find_axis(n))  // null: a mesh with errors
+            b.note("'" + n + "' is an axis of mesh " + name + ", but this code runs on mesh " + mesh()->name);
+      }
       return;
     }
     case ast::NodeKind::UnaryExpr:
