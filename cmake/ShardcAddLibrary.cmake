@@ -37,9 +37,12 @@ function(shardc_add_library NAME)
   set(multi_value_keywords SOURCES DEFINES)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "${options}" "${one_value_keywords}" "${multi_value_keywords}")
 
-  # A misspelt keyword would otherwise be read as a source or a define: say so, as Halide does.
+  # Words before the first keyword are not read as anything (SHARED, a misspelt SOURCES):
+  # building without them would be a different library than the one asked for.
+  set(keywords "SOURCES, DEFINES, NAMESPACE, OUTPUT_DIR")
   if(ARG_UNPARSED_ARGUMENTS)
-    message(AUTHOR_WARNING "shardc_add_library(${NAME}): ignoring unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
+    message(FATAL_ERROR "shardc_add_library(${NAME}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS} "
+                        "(it takes ${keywords}; the library is always STATIC)")
   endif()
   if(ARG_KEYWORDS_MISSING_VALUES)
     message(FATAL_ERROR "shardc_add_library(${NAME}): keywords given without a value: ${ARG_KEYWORDS_MISSING_VALUES}")
@@ -93,7 +96,8 @@ function(shardc_add_library NAME)
     cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE
                OUTPUT_VARIABLE source_path)
     if(NOT source_path MATCHES "\\.shard$")
-      message(FATAL_ERROR "shardc_add_library(${NAME}): source '${source}' is not a .shard file")
+      message(FATAL_ERROR "shardc_add_library(${NAME}): source '${source}' is not a .shard file "
+                          "(a misspelt keyword? shardc_add_library takes ${keywords})")
     endif()
     if(NOT EXISTS "${source_path}")
       message(FATAL_ERROR "shardc_add_library(${NAME}): source '${source}' does not exist (looked for ${source_path})")
@@ -117,6 +121,20 @@ function(shardc_add_library NAME)
                           "give one of them another OUTPUT_DIR")
     endif()
     set_property(GLOBAL PROPERTY "SHARDC_GENERATES_${header}" "${NAME}")
+    # Two libraries with the same module in the same namespace define the same C++ functions:
+    # in one program the linker keeps one library's and calls it for both, without a word.
+    # Only a warning, since the two may well go into different programs.
+    set(cxx_namespace "shardgen")
+    if(ARG_NAMESPACE)
+      set(cxx_namespace "${ARG_NAMESPACE}")
+    endif()
+    get_property(twin GLOBAL PROPERTY "SHARDC_MODULE_${cxx_namespace}::${module}")
+    if(twin)
+      message(WARNING "shardc_add_library(${NAME}): library '${twin}' also generates namespace "
+                      "${cxx_namespace}::${module}; linked into one program, the calls of one would run the other's "
+                      "code. Give each its own NAMESPACE unless they never share a program.")
+    endif()
+    set_property(GLOBAL PROPERTY "SHARDC_MODULE_${cxx_namespace}::${module}" "${NAME}")
     # shardc leaves a file whose text is unchanged untouched, so that an edit that does not
     # change the C++ recompiles nothing under Ninja (it restats outputs). Make does not restat:
     # it saw those untouched outputs older than their inputs and ran shardc on every build. The
@@ -128,7 +146,7 @@ function(shardc_add_library NAME)
       COMMAND shardc::shardc "${source_path}" ${define_flags} ${namespace_flags} -o "${ARG_OUTPUT_DIR}"
       COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
       DEPENDS "${source_path}" shardc::shardc ${template_files}
-      COMMENT "shardc: generating ${module}.shard.h/.cpp from ${file_name}"
+      COMMENT "shardc (${NAME}): generating ${module}.shard.h/.cpp from ${file_name}"
       VERBATIM)
     list(APPEND generated_headers "${header}")
     list(APPEND generated_sources "${implementation}")

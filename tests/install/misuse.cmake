@@ -1,0 +1,56 @@
+# Run by ctest (tests/install/CMakeLists.txt) as `cmake -P`: configures small outside projects
+# that misuse shardc_add_library against the build tree's package, and checks that each stops
+# with (or warns with) a message naming the mistake, rather than building something else.
+#
+# Inputs (-D): BUILD_DIR WORK_DIR SHARD_SOURCE GENERATOR CXX_COMPILER
+cmake_minimum_required(VERSION 3.25)
+
+foreach(var BUILD_DIR WORK_DIR SHARD_SOURCE GENERATOR CXX_COMPILER)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "misuse.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+file(REMOVE_RECURSE "${WORK_DIR}")
+
+# configure_case(NAME EXPECT <fails|warns|passes> MESSAGE <text or ""> CALLS <cmake code>)
+function(configure_case name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "EXPECT;MESSAGE;CALLS" "")
+  set(dir "${WORK_DIR}/${name}")
+  file(MAKE_DIRECTORY "${dir}")
+  file(WRITE "${dir}/CMakeLists.txt"
+       "cmake_minimum_required(VERSION 3.25)\nproject(misuse_${name} LANGUAGES CXX)\n"
+       "find_package(shardc CONFIG REQUIRED)\n${ARG_CALLS}\n")
+  execute_process(
+    COMMAND "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERATOR}"
+            "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-Dshardc_DIR=${BUILD_DIR}" "-DSHARD_SOURCE=${SHARD_SOURCE}"
+    RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  # CMake wraps long messages; compare without the line breaks and indentation.
+  string(REGEX REPLACE "[ \n]+" " " flat "${out}")
+  if(ARG_EXPECT STREQUAL "fails" AND status EQUAL 0)
+    message(FATAL_ERROR "${name}: configure succeeded; expected it to fail with '${ARG_MESSAGE}':\n${out}")
+  endif()
+  if(NOT ARG_EXPECT STREQUAL "fails" AND NOT status EQUAL 0)
+    message(FATAL_ERROR "${name}: configure failed (${status}):\n${out}")
+  endif()
+  if(ARG_MESSAGE)
+    string(FIND "${flat}" "${ARG_MESSAGE}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "${name}: the output does not say '${ARG_MESSAGE}':\n${out}")
+    endif()
+  elseif(flat MATCHES "CMake (Warning|Error)")
+    message(FATAL_ERROR "${name}: expected no warning:\n${out}")
+  endif()
+  message(STATUS "${name}: ${ARG_EXPECT} as expected")
+endfunction()
+
+configure_case(shared_keyword EXPECT fails
+  MESSAGE "shardc_add_library(m): unknown arguments: SHARED (it takes SOURCES, DEFINES, NAMESPACE, OUTPUT_DIR; the library is always STATIC)"
+  CALLS "shardc_add_library(m SHARED SOURCES \${SHARD_SOURCE})")
+configure_case(misspelt_keyword_after_sources EXPECT fails
+  MESSAGE "source 'DEFINE' is not a .shard file (a misspelt keyword?"
+  CALLS "shardc_add_library(m SOURCES \${SHARD_SOURCE} DEFINE N=8)")
+configure_case(same_module_same_namespace EXPECT warns
+  MESSAGE "library 'small' also generates namespace shardgen::scaled"
+  CALLS "shardc_add_library(small SOURCES \${SHARD_SOURCE} DEFINES N=8)\nshardc_add_library(big SOURCES \${SHARD_SOURCE} DEFINES N=64)")
+configure_case(same_module_own_namespaces EXPECT passes MESSAGE ""
+  CALLS "shardc_add_library(small SOURCES \${SHARD_SOURCE} DEFINES N=8 NAMESPACE small)\nshardc_add_library(big SOURCES \${SHARD_SOURCE} DEFINES N=64 NAMESPACE big)")
