@@ -703,6 +703,8 @@ GeneratedFiles CppEmitter::emit() {
     }
     d.set("param_type_list", type_list + "}");
     d.set("param_count", std::to_string(f.param_types.size()));
+    d.set("param_count_text",
+          std::to_string(f.param_types.size()) + (f.param_types.size() == 1 ? " argument" : " arguments"));
     d.set("generic_call", several ? "std::apply([](auto&&... r) { return p::result_vector(std::move(r)...); }, " +
                                         fname + "(" + call_args + "))"
                                   : "p::result_vector(" + fname + "(" + call_args + "))");

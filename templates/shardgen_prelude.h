@@ -559,6 +559,9 @@ inline Tensor axis_index(shard::Device& dev, const shard::Axes& axes) {
 // `expected` (dtype, global shape and sharding).
 inline void check_argument(std::string_view function, std::string_view name, int index,
                            const shard::Array& got, const shard::ArrayType& expected) {
+  if (!got.holds_blocks())
+    throw shard::ArgumentError(std::string(function) + ": argument " + std::to_string(index) + " ('" +
+                               std::string(name) + "') holds no blocks: it was moved from");
   if (got.type() == expected) return;
   throw shard::ArgumentError(std::string(function) + ": argument " + std::to_string(index) + " ('" +
                              std::string(name) + "') has type " + got.type().to_string() + " on mesh " +

@@ -25,13 +25,16 @@ void Array::check_host_elements(const ArrayType& type, std::size_t element_size,
 }
 
 std::size_t Array::slot(int device) const {
+  if (!holds_blocks()) throw ArgumentError("this array holds no blocks: it was moved from");
   if (!mesh().contains(device))
     throw ArgumentError("device " + std::to_string(device) + " is not in the mesh " + mesh().to_string() + " of " +
                         type_.to_string());
   return static_cast<std::size_t>(device - mesh().first_device());
 }
 
-bool Array::addressable(int device) const { return mesh().contains(device) && blocks_[slot(device)].has_value(); }
+bool Array::addressable(int device) const {
+  return holds_blocks() && mesh().contains(device) && blocks_[slot(device)].has_value();
+}
 
 Tensor& Array::block(int device) {
   auto& b = blocks_[slot(device)];
@@ -49,8 +52,9 @@ void Array::check_block(int device, const Tensor& block) const {
 }
 
 void Array::set_block(int device, Tensor block) {
+  const std::size_t at = slot(device);
   check_block(device, block);
-  blocks_[slot(device)] = std::move(block);
+  blocks_[at] = std::move(block);
 }
 
 Array Array::from_blocks(const Runtime& rt, ArrayType type, std::vector<Tensor> blocks) {
@@ -83,6 +87,7 @@ Array Array::from_host(const Runtime& rt, ArrayType type, const void* host) {
 }
 
 void Array::to_host(void* host) const {
+  if (!holds_blocks()) throw ArgumentError("to_host: this array holds no blocks: it was moved from");
   const Shape& global = type_.shape;
   const Shape block_shape = type_.block_shape();
   const Shape zero(block_shape.size(), 0);

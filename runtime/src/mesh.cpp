@@ -1,5 +1,8 @@
 #include "shard/mesh.h"
 
+#include <cstdint>
+#include <limits>
+
 #include "shard/errors.h"
 
 namespace shard {
@@ -12,6 +15,15 @@ Mesh::Mesh(std::vector<MeshAxis> axes, int first_device) : axes_(std::move(axes)
       throw ArgumentError("mesh axis '" + axes_[i].name + "' must have a positive size, got: " + std::to_string(axes_[i].size));
     for (std::size_t j = 0; j < i; ++j)
       if (axes_[j].name == axes_[i].name) throw ArgumentError("mesh axis name '" + axes_[i].name + "' appears twice");
+  }
+  // Device ids are ints: the mesh's devices must be numbered within them.
+  std::int64_t devices = 1;
+  for (const auto& a : axes_) {
+    devices *= a.size;
+    if (devices > std::numeric_limits<int>::max() - std::int64_t{first_device})
+      throw ArgumentError("a mesh of " + std::to_string(rank()) + " axes from device " + std::to_string(first_device) +
+                          " numbers its devices beyond the largest int (axis '" + a.name + "' reaches " +
+                          std::to_string(devices) + " devices)");
   }
   strides_.assign(axes_.size(), 1);
   for (int i = rank() - 1; i >= 0; --i) {

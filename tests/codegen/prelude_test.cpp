@@ -129,6 +129,13 @@ TEST(PreludeResultVector, MovesEachResultsBlocks) {
   EXPECT_EQ(v[1].block(0).data(), b_block);
   EXPECT_EQ(v[1].to_host<float>(), host);
   EXPECT_TRUE(result_vector().empty());
+  // The moved-from arguments are named as such at a generated function's boundary.
+  try {
+    check_argument("f", "x", 0, a, type);  // NOLINT(bugprone-use-after-move): what this checks
+    ADD_FAILURE() << "a moved-from argument was accepted";
+  } catch (const shard::ArgumentError& e) {
+    EXPECT_EQ(std::string(e.what()), "f: argument 0 ('x') holds no blocks: it was moved from");
+  }
 }
 
 }  // namespace

@@ -137,5 +137,26 @@ TEST(Tensor, IsAlignedAndCopiesByValue) {
   EXPECT_EQ(Tensor(DType::i64, {}).numel(), 1);
 }
 
+TEST(Array, MovedFromArrayIsAnErrorNotACrash) {
+  Runtime rt{4};
+  const Mesh mesh({{"x", 4}});
+  const ArrayType type(DType::i32, {8}, Sharding(mesh, {{"x"}}));
+  Array a = Array::from_host(rt, type, iota(8));
+  Array b = std::move(a);
+  EXPECT_FALSE(a.holds_blocks());  // NOLINT(bugprone-use-after-move): what this test is about
+  EXPECT_FALSE(a.addressable(0));
+  EXPECT_THROW(a.block(0), ArgumentError);
+  EXPECT_THROW(a.to_host<std::int32_t>(), ArgumentError);
+  EXPECT_THROW(a.set_block(0, Tensor(DType::i32, {2})), ArgumentError);
+  try {
+    a.block(1);
+  } catch (const ArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("moved from"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(b.to_host<std::int32_t>(), iota(8));
+  a = b;  // assigning a value makes it usable again
+  EXPECT_EQ(a.to_host<std::int32_t>(), iota(8));
+}
+
 }  // namespace
 }  // namespace shard

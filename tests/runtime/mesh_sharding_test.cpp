@@ -38,6 +38,22 @@ TEST(Mesh, RejectsBadAxes) {
   EXPECT_THROW(dp_tp().axis_position("sp"), ArgumentError);
 }
 
+TEST(Mesh, RejectsDeviceIdsBeyondInt) {
+  // 65536 x 65536 devices wrapped to a size of 0 (and a call on it waited for ever); a range
+  // ending past the largest int made a negative end that every device check passed.
+  EXPECT_THROW(Mesh({{"a", 65536}, {"b", 65536}}), ArgumentError);
+  EXPECT_THROW(Mesh({{"a", 4}}, 2147483646), ArgumentError);
+  EXPECT_EQ(Mesh({{"a", 2}}, 2147483645).end_device(), 2147483647);
+}
+
+TEST(Mesh, MovingCopies) {
+  // A moved-from mesh keeps its axes: a moved-from Array's sharding still describes itself.
+  Mesh a({{"x", 4}}, 2);
+  Mesh b = std::move(a);
+  EXPECT_EQ(a, b);  // NOLINT(bugprone-use-after-move): what this test is about
+  EXPECT_EQ(a.size(), 4);
+}
+
 TEST(Sharding, BlockShapesAndOffsets) {
   const Sharding s(dp_tp(), {{"dp"}, {}});
   const Shape global{1024, 4096};

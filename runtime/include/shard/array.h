@@ -56,6 +56,8 @@ class Array {
 
   const ArrayType& type() const { return type_; }
   const Mesh& mesh() const { return type_.sharding.mesh(); }
+  // False only for an Array that was moved from: every other use of it is an ArgumentError.
+  bool holds_blocks() const { return !blocks_.empty(); }
   bool addressable(int device) const;
   // The block of `device`; ArgumentError when the device is not in the mesh or not addressable.
   Tensor& block(int device);

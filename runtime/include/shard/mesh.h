@@ -17,8 +17,13 @@ struct MeshAxis {
 class Mesh {
  public:
   // Devices first_device .. first_device + product(sizes) (half-open). Throws ArgumentError for
-  // an empty or duplicate axis name, a size < 1 or a negative first device.
+  // an empty or duplicate axis name, a size < 1, a negative first device, or devices numbered
+  // beyond the largest int.
   explicit Mesh(std::vector<MeshAxis> axes, int first_device = 0);
+  // Copied, never moved from: a moved-from Mesh would keep its size with no axes, and every
+  // Array or Sharding holding it would then disagree with itself. Meshes are a few names.
+  Mesh(const Mesh&) = default;
+  Mesh& operator=(const Mesh&) = default;
 
   const std::vector<MeshAxis>& axes() const { return axes_; }
   int rank() const { return static_cast<int>(axes_.size()); }

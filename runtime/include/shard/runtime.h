@@ -7,6 +7,12 @@
 // run at the same time (from different caller threads); calls sharing a device are serialised.
 // If any device throws, every device blocked in a collective is woken and unwound, and run()
 // throws shard::DeviceError with the first error's message and device.
+//
+// A device function may not call run() of its own Runtime (an ArgumentError, which the call
+// turns into a DeviceError). It may call another Runtime's run(), as long as no device of that
+// Runtime calls back into this one at the same time: each call holds its devices until it
+// returns, so two Runtimes calling into each other wait for each other for ever, as two
+// mutexes taken in opposite orders do.
 #pragma once
 
 #include <atomic>
