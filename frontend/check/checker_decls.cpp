@@ -42,6 +42,7 @@ std::shared_ptr<CheckedModule> Checker::run() {
   check_call_cycles();
   if (diags_.error_count() != errors_before) {
     note_overridden_consts(first_diagnostic);
+    diags_.sort_by_location(first_diagnostic);
     return nullptr;
   }
   return out_;
