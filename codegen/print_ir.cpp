@@ -1,5 +1,6 @@
 #include "codegen/print_ir.h"
 
+#include <algorithm>
 #include <ostream>
 #include <sstream>
 
@@ -84,8 +85,12 @@ void print_schedule(const Module& module, std::ostream& out) {
     out << f.name << ":";
     int step = 0;
     std::ostringstream lines;
+    std::vector<std::string> callees;  // their collectives are in their own schedules
     for (std::size_t i = 0; i < f.body.size(); ++i) {
       const Instr& instr = *f.body[i];
+      if (instr.kind() == OpKind::call &&
+          std::find(callees.begin(), callees.end(), instr.string_attr("callee")) == callees.end())
+        callees.push_back(instr.string_attr("callee"));
       bool collective = op_class(instr.kind()) == OpClass::collective;
       bool async = instr.kind() == OpKind::start || instr.kind() == OpKind::wait;
       if (!collective && !async) continue;
@@ -111,8 +116,10 @@ void print_schedule(const Module& module, std::ostream& out) {
       }
       lines << "  [instruction " << i << "]\n";
     }
-    if (step == 0) out << " no collectives\n";
-    else out << "\n" << lines.str();
+    std::string calls;
+    for (const std::string& c : callees) calls += (calls.empty() ? "" : ", ") + c;
+    if (step == 0) out << (callees.empty() ? " no collectives\n" : " no collectives of its own; calls " + calls + "\n");
+    else out << "\n" << lines.str() << (callees.empty() ? "" : "  calls " + calls + "\n");
   }
 }
 
