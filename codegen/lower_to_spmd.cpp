@@ -181,7 +181,50 @@ class SpmdLowering {
     }
   }
 
+  // softmax of f32 along a sharded axis, as JAX computes it: exp(x - max) / sum, with the max
+  // and the sum reductions over that axis (all-reduces of one row per slice after
+  // lower_reductions), instead of gathering the whole axis to every device. Other dtypes keep
+  // the gathered form, whose single rounding at the end the evaluator's reference matches.
+  bool lower_softmax_across_blocks(const check::Op& op) {
+    if (op.name != "softmax" || op.inputs.size() != 1 || op.outputs.size() != 1) return false;
+    const Value x = val(op.inputs[0]);
+    if (x.dtype != DType::f32 || val(op.outputs[0]).dtype != DType::f32) return false;
+    const std::int64_t axis = std::get<std::int64_t>(op.attrs.at("axis"));
+    // The max and the sum: the operand's shape and sharding with `axis` kept as one unsplit row.
+    Value row = x;
+    row.name.clear();
+    row.global_shape[static_cast<std::size_t>(axis)] = 1;
+    std::vector<AxisList> row_spec = x.spec;
+    row_spec[static_cast<std::size_t>(axis)].clear();
+    row = with_spec(*f_.mesh, row, row_spec);
+    Value whole = x;
+    whole.name.clear();
+    auto step = [&](std::string name, std::vector<ValueId> inputs, const Value& like, std::map<std::string, check::Attr> attrs) {
+      check::Op o;
+      o.name = std::move(name);
+      o.node = op.node;
+      o.range = op.range;
+      o.inputs = std::move(inputs);
+      o.outputs = {f_.add_value(like)};
+      o.attrs = std::move(attrs);
+      lower(o);
+      return o.outputs[0];
+    };
+    const std::map<std::string, check::Attr> over_axis = {{"axes", std::vector<std::int64_t>{axis}}, {"keepdims", true}};
+    const ValueId max = step("reduce_max", {op.inputs[0]}, row, over_axis);
+    const ValueId shifted = step("sub", {op.inputs[0], max}, whole, {});
+    const ValueId e = step("exp", {shifted}, whole, {});
+    const ValueId sum = step("reduce_sum", {e}, row, over_axis);
+    check::Op divide = op;
+    divide.name = "div";
+    divide.inputs = {e, sum};
+    divide.attrs.clear();
+    lower(divide);
+    return true;
+  }
+
   void lower(const check::Op& op) {
+    if (op.name == "softmax" && crosses_blocks(op) && lower_softmax_across_blocks(op)) return;
     if (crosses_blocks(op)) return lower_replicated(op);
     if (is_elementwise(op)) return lower_local(align_operands(op));
     lower_local(op);

@@ -103,9 +103,20 @@ TEST(LowerReductions, ReducingAReplicatedDimStaysLocal) {
   EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "reduce"}));
 }
 
-TEST(LowerToSpmd, WorkingAlongAShardedDimGathersOnlyThatDim) {
-  // softmax along dim 0 of [X, Y]: gather X along dim 0, keep the Y blocks, then take the X piece.
+TEST(LowerToSpmd, SoftmaxAlongAShardedDimAllReducesItsMaxAndSum) {
+  // f32: as JAX computes it, the max and the sum of each column all-reduced over X (one row of
+  // 16 / 2 elements each), the rest on the blocks.
   auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16@Y]) -> f32[8@X, 16@Y] on g { return softmax(a, axis=0); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "reduce", "start:pmax", "wait:pmax", "binary",
+                                                             "unary", "reduce", "start:psum", "wait:psum", "binary"}));
+  EXPECT_EQ(l.module->find("f")->body[2]->axes_attr("axes"), (AxisList{0}));
+}
+
+TEST(LowerToSpmd, WorkingAlongAShardedDimGathersOnlyThatDim) {
+  // bf16 softmax along dim 0 of [X, Y]: gather X along dim 0, keep the Y blocks, then take the
+  // X piece (one rounding at the end, as the reference).
+  auto l = lower(std::string(kMesh) + "func f(a: bf16[8@X, 16@Y]) -> bf16[8@X, 16@Y] on g { return softmax(a, axis=0); }");
   ASSERT_TRUE(l.module) << l.errors;
   EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "start:all_gather", "wait:all_gather", "softmax",
                                                              "take_piece"}));
