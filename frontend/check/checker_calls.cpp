@@ -3,6 +3,7 @@
 // values, axis groups, keys). A `func` or `shard_map` called from a func is a call op
 // whose arguments must have exactly the parameter types (no silent layout change).
 #include <algorithm>
+#include <optional>
 
 #include "frontend/check/checker.h"
 #include "frontend/check/sharding_spec.h"
@@ -27,13 +28,10 @@ std::string cycle_path(const std::vector<const ast::FunctionDecl*>& cycle) {
 }
 }  // namespace
 
-Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl& callee) {
+std::optional<std::vector<const ast::Expr*>> Checker::bind_arguments(const ast::CallExpr& call,
+                                                                    const ast::FunctionDecl& callee) {
+  // By position, then keyword.
   const std::string& name = callee.name.name;
-  if (!ctx_) {
-    error(call.range, "functions can only be called inside function bodies");
-    return Value::error();
-  }
-  // Bind arguments to parameters by position, then keyword.
   std::vector<const ast::Expr*> bound(callee.params.size(), nullptr);
   std::size_t positional = 0;
   for (const ast::Argument& a : call.args) {
@@ -44,7 +42,7 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
       if (it == callee.params.end()) {
         error(a.keyword->range, "'" + name + "' has no parameter named '" + a.keyword->name + "'")
             .note(callee.name.range, "declared here");
-        return Value::error();
+        return std::nullopt;
       }
       slot = static_cast<std::size_t>(it - callee.params.begin());
     } else {
@@ -53,11 +51,11 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
     if (slot >= bound.size()) {
       error(a.range, "'" + name + "' takes " + std::to_string(callee.params.size()) + " arguments")
           .note(callee.name.range, "declared here");
-      return Value::error();
+      return std::nullopt;
     }
     if (bound[slot]) {
       error(a.range, "parameter '" + callee.params[slot]->name.name + "' of '" + name + "' is given twice");
-      return Value::error();
+      return std::nullopt;
     }
     bound[slot] = a.value.get();
   }
@@ -65,8 +63,20 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
     if (!bound[i]) {
       error(call.range, "missing argument '" + callee.params[i]->name.name + "' of '" + name + "'")
           .note(callee.name.range, "declared here");
-      return Value::error();
+      return std::nullopt;
     }
+  return bound;
+}
+
+Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl& callee) {
+  const std::string& name = callee.name.name;
+  if (!ctx_) {
+    error(call.range, "functions can only be called inside function bodies");
+    return Value::error();
+  }
+  const auto binding = bind_arguments(call, callee);
+  if (!binding) return Value::error();
+  const std::vector<const ast::Expr*>& bound = *binding;
   std::vector<Value> args;
   for (const ast::Expr* e : bound) {
     args.push_back(eval(*e));

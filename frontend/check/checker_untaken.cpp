@@ -171,8 +171,12 @@ void Checker::resolve_untaken(const ast::Expr& e, UntakenScopes& scopes) {
     case ast::NodeKind::CallExpr: {
       const auto& c = static_cast<const ast::CallExpr&>(e);
       const std::string& n = c.callee.name;
-      if (!functions_.count(n) && !is_builtin_name(n) && !scopes.bound(n) && !lookup_local(n))
+      const auto callee = functions_.find(n);
+      if (callee == functions_.end() && !is_builtin_name(n) && !scopes.bound(n) && !lookup_local(n))
         error(c.callee.range, "unknown function '" + n + "'");
+      // A call of the module's own function binds its arguments as a traced call would: a
+      // misspelt keyword or a wrong count is reported too. (Built-ins check theirs when traced.)
+      if (callee != functions_.end() && !scopes.bound(n) && !lookup_local(n)) bind_arguments(c, *callee->second);
       for (const auto& a : c.args) resolve_untaken(*a.value, scopes);
       return;
     }
