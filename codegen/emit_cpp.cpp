@@ -78,6 +78,15 @@ std::string identifier(std::string name) {
 
 // Where parameter i of f is declared (its param instruction), and where result i is computed
 // (the instruction that produces it): for messages about the function's boundary.
+// C++ that calls an entry point (`call`) and hands its results out as the
+// std::vector<shard::Array> of all_functions() and parameterless_functions(): one result is
+// moved in, a tuple unpacked into it (the prelude's result_vector).
+std::string results_as_vector(const Function& f, const std::string& call) {
+  return f.result_types.size() == 1
+             ? "p::result_vector(" + call + ")"
+             : "std::apply([](auto&&... r) { return p::result_vector(std::move(r)...); }, " + call + ")";
+}
+
 SourceRange param_range(const Function& f, std::size_t i) {
   for (const InstrPtr& instr : f.body)
     if (instr->kind() == OpKind::param && instr->int_attr("index") == static_cast<std::int64_t>(i)) return instr->range();
@@ -612,10 +621,7 @@ GeneratedFiles CppEmitter::emit() {
       mu::data e;
       e.set("name", identifier(f.name));
       e.set("shard_name", f.name);  // what users look functions up by (run_driver, --func)
-      e.set("unpack", f.result_types.size() == 1
-                          ? "p::result_vector(" + identifier(f.name) + "(rt))"
-                          : "std::apply([](auto&&... r) { return p::result_vector(std::move(r)...); }, " +
-                                identifier(f.name) + "(rt))");
+      e.set("unpack", results_as_vector(f, identifier(f.name) + "(rt)"));
       parameterless.push_back(e);
     }
     mu::data d;
@@ -705,9 +711,7 @@ GeneratedFiles CppEmitter::emit() {
     d.set("param_count", std::to_string(f.param_types.size()));
     d.set("param_count_text",
           std::to_string(f.param_types.size()) + (f.param_types.size() == 1 ? " argument" : " arguments"));
-    d.set("generic_call", several ? "std::apply([](auto&&... r) { return p::result_vector(std::move(r)...); }, " +
-                                        fname + "(" + call_args + "))"
-                                  : "p::result_vector(" + fname + "(" + call_args + "))");
+    d.set("generic_call", results_as_vector(f, fname + "(" + call_args + ")"));
     d.set("signature_comment", comment);
     d.set("entry_params", entry);
     d.set("device_signature", device_sig);

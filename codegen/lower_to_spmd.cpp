@@ -186,7 +186,6 @@ class SpmdLowering {
   // lower_reductions), instead of gathering the whole axis to every device. Other dtypes keep
   // the gathered form, whose single rounding at the end the evaluator's reference matches.
   bool lower_softmax_across_blocks(const check::Op& op) {
-    if (op.name != "softmax" || op.inputs.size() != 1 || op.outputs.size() != 1) return false;
     const Value x = val(op.inputs[0]);
     if (x.dtype != DType::f32 || val(op.outputs[0]).dtype != DType::f32) return false;
     const std::int64_t axis = std::get<std::int64_t>(op.attrs.at("axis"));
@@ -224,8 +223,10 @@ class SpmdLowering {
   }
 
   void lower(const check::Op& op) {
-    if (op.name == "softmax" && crosses_blocks(op) && lower_softmax_across_blocks(op)) return;
-    if (crosses_blocks(op)) return lower_replicated(op);
+    if (crosses_blocks(op)) {
+      if (op.name == "softmax" && lower_softmax_across_blocks(op)) return;
+      return lower_replicated(op);
+    }
     if (is_elementwise(op)) return lower_local(align_operands(op));
     lower_local(op);
   }

@@ -559,12 +559,11 @@ inline Tensor axis_index(shard::Device& dev, const shard::Axes& axes) {
 // `expected` (dtype, global shape and sharding).
 inline void check_argument(std::string_view function, std::string_view name, int index,
                            const shard::Array& got, const shard::ArrayType& expected) {
-  if (!got.holds_blocks())
-    throw shard::ArgumentError(std::string(function) + ": argument " + std::to_string(index) + " ('" +
-                               std::string(name) + "') holds no blocks: it was moved from");
-  if (got.type() == expected) return;
-  throw shard::ArgumentError(std::string(function) + ": argument " + std::to_string(index) + " ('" +
-                             std::string(name) + "') has type " + got.type().to_string() + " on mesh " +
+  if (got.holds_blocks() && got.type() == expected) return;
+  const std::string which =
+      std::string(function) + ": argument " + std::to_string(index) + " ('" + std::string(name) + "')";
+  if (!got.holds_blocks()) throw shard::ArgumentError(which + " holds no blocks: it was moved from");
+  throw shard::ArgumentError(which + " has type " + got.type().to_string() + " on mesh " +
                              got.mesh().to_string() + ", but " + std::string(function) + " expects " +
                              expected.to_string() + " on mesh " + expected.sharding.mesh().to_string());
 }

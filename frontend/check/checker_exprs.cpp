@@ -72,12 +72,16 @@ Value Checker::eval_name(const ast::NameExpr& e) {
     error(e.range, "'" + e.name + "' is a mesh, not a value");
   } else {
     auto b = error(e.range, "unknown name '" + e.name + "'");
-    for (const auto& [name, m] : meshes_)
-      if (m && m->find_axis(e.name) && m != mesh())  // null: a mesh with errors
-        b.note("'" + e.name + "' is an axis of mesh " + name + ", but this code runs on " +
-               (mesh() ? "mesh " + mesh()->name : std::string("no mesh")));
+    note_axis_of_other_mesh(b, e.name);
   }
   return Value::error();
+}
+
+void Checker::note_axis_of_other_mesh(DiagnosticBuilder& b, const std::string& name) {
+  for (const auto& [mesh_name, m] : meshes_)
+    if (m && m->find_axis(name) && m != mesh())  // null: a mesh with errors
+      b.note("'" + name + "' is an axis of mesh " + mesh_name + ", but this code runs on " +
+             (mesh() ? "mesh " + mesh()->name : std::string("no mesh")));
 }
 
 Value Checker::eval_unary(const ast::UnaryExpr& e) {

@@ -153,9 +153,7 @@ void Checker::resolve_untaken(const ast::Expr& e, UntakenScopes& scopes) {
                          functions_.count(n) || is_builtin_name(n) || meshes_.count(n);
       if (!known) {
         auto b = error(e.range, "unknown name '" + n + "'");
-        for (const auto& [name, m] : meshes_)
-          if (m && m->find_axis(n))  // null: a mesh with errors
-            b.note("'" + n + "' is an axis of mesh " + name + ", but this code runs on mesh " + mesh()->name);
+        note_axis_of_other_mesh(b, n);
       }
       return;
     }
