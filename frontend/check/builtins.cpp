@@ -43,8 +43,16 @@ std::optional<int> dim_argument(Checker& c, const Args& args, std::string_view p
     if (!i) return std::nullopt;
     v = *i;
   }
-  int limit = allow_end ? rank + 1 : rank;
-  auto r = normalize_axis(args.call().callee.name, v, limit);
+  if (allow_end && (v < -(rank + 1) || v > rank)) {
+    // The axis is a position in the result, which has one dimension more than the input: say
+    // so, rather than quote the result's rank as if it were the input's.
+    c.error(args.range(param), args.call().callee.name + ": " + std::string(param) + "=" + std::to_string(v) +
+                                   " is out of bounds for the new axis of a rank-" + std::to_string(rank) + " array")
+        .note("the new axis is a position in the result, of rank " + std::to_string(rank + 1) +
+              ": valid values are " + std::to_string(-(rank + 1)) + " .. " + std::to_string(rank));
+    return std::nullopt;
+  }
+  auto r = normalize_axis(args.call().callee.name, v, allow_end ? rank + 1 : rank);
   if (!r) {
     c.report(r.error(), args.range(param));
     return std::nullopt;
