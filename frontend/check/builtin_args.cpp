@@ -6,58 +6,102 @@
 
 namespace shardc::check {
 
-Args::Args(Checker& c, const ast::CallExpr& call, std::initializer_list<std::string_view> params, std::size_t required,
-           std::initializer_list<std::string_view> nullable)
-    : call_(call), params_(params), values_(params.size()), given_(params.size(), nullptr) {
+namespace {
+
+std::string parameter_list(const BuiltinSignature& sig) {
+  std::string s;
+  for (std::size_t i = 0; i < sig.params.size(); ++i) s += (i ? ", " : "") + std::string(sig.params[i]);
+  return s;
+}
+
+const BuiltinSignature& signature_of(const ast::CallExpr& call) {
+  const Builtin* b = find_builtin(call.callee.name);
+  SHARDC_ASSERT(b, "Args for '" + call.callee.name + "', which is not a built-in");
+  return b->signature;
+}
+
+// For each parameter, the argument given for it (null where none is). Reports an unknown
+// keyword, a positional argument beyond the last parameter and a parameter given twice, and
+// clears `ok` for each.
+std::vector<const ast::Argument*> match_arguments(Checker& c, const ast::CallExpr& call, const BuiltinSignature& sig,
+                                                  bool& ok) {
   const std::string& fname = call.callee.name;
-  auto accepted = [&] {
-    std::string s;
-    for (std::size_t i = 0; i < params_.size(); ++i) s += (i ? ", " : "") + std::string(params_[i]);
-    return s;
-  };
+  std::vector<const ast::Argument*> given(sig.params.size(), nullptr);
   std::size_t positional = 0;
   for (const ast::Argument& arg : call.args) {
-    int slot;
+    std::size_t slot;
     if (arg.keyword) {
-      slot = index(arg.keyword->name);
-      if (slot < 0) {
+      auto it = std::find(sig.params.begin(), sig.params.end(), arg.keyword->name);
+      if (it == sig.params.end()) {
         c.error(arg.keyword->range, "unknown keyword argument '" + arg.keyword->name + "' of " + fname)
-            .note(fname + " accepts: " + accepted());
-        ok_ = false;
+            .note(fname + " accepts: " + parameter_list(sig));
+        ok = false;
         continue;
       }
+      slot = static_cast<std::size_t>(it - sig.params.begin());
     } else {
-      if (positional >= params_.size()) {
-        c.error(arg.range, fname + " takes at most " + std::to_string(params_.size()) + " arguments")
-            .note("signature: " + fname + "(" + accepted() + ")");
-        ok_ = false;
+      if (positional >= sig.params.size()) {
+        c.error(arg.range, fname + " takes at most " + std::to_string(sig.params.size()) + " arguments")
+            .note("signature: " + fname + "(" + parameter_list(sig) + ")");
+        ok = false;
         continue;
       }
-      slot = static_cast<int>(positional++);
+      slot = positional++;
     }
-    if (given_[slot]) {
-      c.error(arg.range, "argument '" + std::string(params_[slot]) + "' of " + fname + " is given twice");
-      ok_ = false;
+    if (given[slot]) {
+      c.error(arg.range, "argument '" + std::string(sig.params[slot]) + "' of " + fname + " is given twice");
+      ok = false;
       continue;
     }
-    given_[slot] = &arg;
-    values_[slot] = c.eval(*arg.value);
+    given[slot] = &arg;
+  }
+  return given;
+}
+
+// Reports the first required parameter that no argument was given for.
+bool report_missing(Checker& c, const ast::CallExpr& call, const BuiltinSignature& sig,
+                    const std::vector<const ast::Argument*>& given) {
+  for (std::size_t i = 0; i < sig.required && i < sig.params.size(); ++i) {
+    if (!given[i]) {
+      const std::string& fname = call.callee.name;
+      c.error(call.range, "missing argument '" + std::string(sig.params[i]) + "' of " + fname)
+          .note("signature: " + fname + "(" + parameter_list(sig) + ")");
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Args::Args(Checker& c, const ast::CallExpr& call) : call_(call) {
+  const BuiltinSignature& sig = signature_of(call);
+  params_ = sig.params;
+  given_ = match_arguments(c, call, sig, ok_);
+  values_.resize(params_.size());
+  // Evaluated in the order written, which is the order their instructions are emitted in.
+  for (const ast::Argument& arg : call.args) {
+    const auto bound = std::find(given_.begin(), given_.end(), &arg);
+    if (bound == given_.end()) continue;  // reported by match_arguments
+    const auto slot = static_cast<std::size_t>(bound - given_.begin());
+    values_[slot] = c.eval(*given_[slot]->value);
     if (values_[slot].is_error()) ok_ = false;
     if (values_[slot].kind == Value::Kind::none &&
-        std::find(nullable.begin(), nullable.end(), params_[slot]) == nullable.end()) {
-      c.error(arg.range, "argument '" + std::string(params_[slot]) + "' of " + fname + " cannot be None")
-          .note("signature: " + fname + "(" + accepted() + ")" +
-                (required > static_cast<std::size_t>(slot) ? "" : "; leave the argument out for its default"));
+        std::find(sig.nullable.begin(), sig.nullable.end(), params_[slot]) == sig.nullable.end()) {
+      const std::string& fname = call.callee.name;
+      c.error(given_[slot]->range, "argument '" + std::string(params_[slot]) + "' of " + fname + " cannot be None")
+          .note("signature: " + fname + "(" + parameter_list(sig) + ")" +
+                (sig.required > slot ? "" : "; leave the argument out for its default"));
       ok_ = false;
     }
   }
-  for (std::size_t i = 0; i < required && i < params_.size(); ++i) {
-    if (!given_[i] && ok_) {
-      c.error(call.range, "missing argument '" + std::string(params_[i]) + "' of " + fname)
-          .note("signature: " + fname + "(" + accepted() + ")");
-      ok_ = false;
-    }
-  }
+  if (ok_ && report_missing(c, call, sig, given_)) ok_ = false;
+}
+
+bool check_builtin_arguments(Checker& c, const ast::CallExpr& call, const BuiltinSignature& sig) {
+  bool ok = true;
+  const auto given = match_arguments(c, call, sig, ok);
+  return ok && !report_missing(c, call, sig, given);
 }
 
 int Args::index(std::string_view name) const {

@@ -4,7 +4,6 @@
 // None meaning, each located.
 #pragma once
 
-#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,12 +14,11 @@ namespace shardc::check {
 
 class Args {
  public:
-  // The first `required` parameters must be given. Only the parameters in `nullable` accept
-  // None, which then means the same as leaving them out (sum's axis=None, einsum's out=None):
-  // elsewhere None has a meaning in NumPy that the parameter does not have here (roll's or
-  // concat's axis=None flattens), so it is an error rather than the default.
-  Args(Checker& c, const ast::CallExpr& call, std::initializer_list<std::string_view> params, std::size_t required,
-       std::initializer_list<std::string_view> nullable = {});
+  // Binds the call of a built-in to the signature of its table entry. None means the same as
+  // leaving a parameter out only where the signature lists it as nullable (sum's axis=None,
+  // einsum's out=None): elsewhere None has a meaning in NumPy that the parameter does not have
+  // here (roll's or concat's axis=None flattens), so it is an error rather than the default.
+  Args(Checker& c, const ast::CallExpr& call);
 
   // False when binding failed or an argument is an earlier error: the handler then
   // returns Value::error() without reporting more.
@@ -40,5 +38,10 @@ class Args {
   std::vector<const ast::Argument*> given_;
   bool ok_ = true;
 };
+
+// The structural half of the binding, for a call in code the checker does not trace (an
+// uncalled fn, an untaken branch): reports unknown keywords, repeats, too many and missing
+// arguments of a built-in, without evaluating anything. False when it reported.
+bool check_builtin_arguments(Checker& c, const ast::CallExpr& call, const BuiltinSignature& sig);
 
 }  // namespace shardc::check

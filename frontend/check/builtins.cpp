@@ -7,11 +7,11 @@
 namespace shardc::check {
 namespace {
 
-const std::unordered_map<std::string_view, BuiltinHandler>& table() {
+const std::unordered_map<std::string_view, Builtin>& table() {
   static const auto* t = [] {
-    auto* m = new std::unordered_map<std::string_view, BuiltinHandler>();
+    auto* m = new std::unordered_map<std::string_view, Builtin>();
     for (auto family : {math_builtins, shape_builtins, collective_builtins, random_builtins})
-      for (auto [name, h] : family()) (*m)[name] = h;
+      for (auto& [name, b] : family()) m->insert_or_assign(name, b);
     return m;
   }();
   return *t;
@@ -19,7 +19,7 @@ const std::unordered_map<std::string_view, BuiltinHandler>& table() {
 
 }  // namespace
 
-const BuiltinHandler* find_builtin(std::string_view name) {
+const Builtin* find_builtin(std::string_view name) {
   auto it = table().find(name);
   return it == table().end() ? nullptr : &it->second;
 }

@@ -1,5 +1,5 @@
 // The built-in function table, split by family (one file each). Each family lists its
-// handlers; builtins.cpp merges them into one lookup table.
+// handlers and their signatures; builtins.cpp merges them into one lookup table.
 #pragma once
 
 #include <string_view>
@@ -11,7 +11,10 @@
 
 namespace shardc::check {
 
-using BuiltinList = std::vector<std::pair<std::string_view, BuiltinHandler>>;
+// Each family lists its built-ins with their signatures; a handler binds its call's arguments
+// with Args(c, call), which takes the signature from this table (one list per built-in, also
+// read to check calls in code the checker does not trace).
+using BuiltinList = std::vector<std::pair<std::string_view, Builtin>>;
 
 BuiltinList math_builtins();        // elementwise, reductions, einsum, softmax, top_k
 BuiltinList shape_builtins();       // reshape, slices, concat, reshard, constructors, axis_size

@@ -17,7 +17,7 @@ bool local_array(Checker& c, const Args& a, std::string_view p) {
 
 Value axis_index(Checker& c, const ast::CallExpr& call) {
   if (!require_manual(c, call)) return Value::error();
-  Args a(c, call, {"axes"}, 1);
+  Args a(c, call);
   if (!a.ok()) return Value::error();
   auto axes = group(c, a);
   if (!axes) return Value::error();
@@ -26,7 +26,7 @@ Value axis_index(Checker& c, const ast::CallExpr& call) {
 
 Value all_reduce(Checker& c, const ast::CallExpr& call) {
   const std::string& n = call.callee.name;
-  Args a(c, call, {"x", "axes"}, 2);
+  Args a(c, call);
   if (!a.ok()) return Value::error();
   // psum of a static number folds to n * x, as JAX folds psum(1, 'i') to the axis size.
   if (n == "psum" && a["x"].is_static_scalar() && c.mesh()) {
@@ -66,7 +66,7 @@ std::optional<bool> tiled_arg(Checker& c, const Args& a) {
 Value all_gather(Checker& c, const ast::CallExpr& call) {
   if (!require_manual(c, call)) return Value::error();
   bool invariant = call.callee.name == "all_gather_invariant";
-  Args a(c, call, {"x", "axes", "axis", "tiled"}, 2);
+  Args a(c, call);
   if (!a.ok() || !local_array(c, a, "x")) return Value::error();
   auto axes = group(c, a);
   auto tiled = tiled_arg(c, a);
@@ -81,7 +81,7 @@ Value all_gather(Checker& c, const ast::CallExpr& call) {
 
 Value psum_scatter(Checker& c, const ast::CallExpr& call) {
   if (!require_manual(c, call)) return Value::error();
-  Args a(c, call, {"x", "axes", "dim", "tiled"}, 2);
+  Args a(c, call);
   if (!a.ok() || !local_array(c, a, "x")) return Value::error();
   auto axes = group(c, a);
   auto tiled = tiled_arg(c, a);
@@ -94,7 +94,7 @@ Value psum_scatter(Checker& c, const ast::CallExpr& call) {
 
 Value all_to_all(Checker& c, const ast::CallExpr& call) {
   if (!require_manual(c, call)) return Value::error();
-  Args a(c, call, {"x", "axes", "split", "concat", "tiled"}, 4);
+  Args a(c, call);
   if (!a.ok() || !local_array(c, a, "x")) return Value::error();
   auto axes = group(c, a);
   auto tiled = tiled_arg(c, a);
@@ -110,7 +110,7 @@ Value all_to_all(Checker& c, const ast::CallExpr& call) {
 
 Value ppermute(Checker& c, const ast::CallExpr& call) {
   if (!require_manual(c, call)) return Value::error();
-  Args a(c, call, {"x", "axes", "perm", "shift"}, 2, {"perm", "shift"});
+  Args a(c, call);
   if (!a.ok() || !local_array(c, a, "x")) return Value::error();
   auto axes = group(c, a);
   if (!axes) return Value::error();
@@ -154,7 +154,7 @@ Value ppermute(Checker& c, const ast::CallExpr& call) {
 
 Value pvary(Checker& c, const ast::CallExpr& call) {
   if (!require_manual(c, call)) return Value::error();
-  Args a(c, call, {"x", "axes"}, 2);
+  Args a(c, call);
   if (!a.ok()) return Value::error();
   Value x = a["x"].is_static_scalar() ? c.materialize(a["x"], call) : a["x"];
   if (!c.need_array(x, a.range("x"), "x", false)) return Value::error();
@@ -167,7 +167,7 @@ Value pvary(Checker& c, const ast::CallExpr& call) {
 
 Value ragged_all_to_all(Checker& c, const ast::CallExpr& call) {
   if (!require_manual(c, call)) return Value::error();
-  Args a(c, call, {"operand", "output", "input_offsets", "send_sizes", "output_offsets", "recv_sizes", "axes"}, 7);
+  Args a(c, call);
   if (!a.ok()) return Value::error();
   auto axes = group(c, a);
   if (!axes) return Value::error();
@@ -187,12 +187,22 @@ Value ragged_all_to_all(Checker& c, const ast::CallExpr& call) {
 }  // namespace
 
 BuiltinList collective_builtins() {
-  return {{"axis_index", axis_index},     {"psum", all_reduce},
-          {"pmean", all_reduce},          {"pmax", all_reduce},
-          {"pmin", all_reduce},           {"all_gather", all_gather},
-          {"all_gather_invariant", all_gather}, {"psum_scatter", psum_scatter},
-          {"all_to_all", all_to_all},     {"ppermute", ppermute},
-          {"pvary", pvary},               {"ragged_all_to_all", ragged_all_to_all}};
+  const BuiltinSignature over_axes{{"x", "axes"}, 2};
+  const BuiltinSignature gather{{"x", "axes", "axis", "tiled"}, 2};
+  return {{"axis_index", {axis_index, {{"axes"}, 1}}},
+          {"psum", {all_reduce, over_axes}},
+          {"pmean", {all_reduce, over_axes}},
+          {"pmax", {all_reduce, over_axes}},
+          {"pmin", {all_reduce, over_axes}},
+          {"all_gather", {all_gather, gather}},
+          {"all_gather_invariant", {all_gather, gather}},
+          {"psum_scatter", {psum_scatter, {{"x", "axes", "dim", "tiled"}, 2}}},
+          {"all_to_all", {all_to_all, {{"x", "axes", "split", "concat", "tiled"}, 4}}},
+          {"ppermute", {ppermute, {{"x", "axes", "perm", "shift"}, 2, {"perm", "shift"}}}},
+          {"pvary", {pvary, over_axes}},
+          {"ragged_all_to_all",
+           {ragged_all_to_all,
+            {{"operand", "output", "input_offsets", "send_sizes", "output_offsets", "recv_sizes", "axes"}, 7}}}};
 }
 
 }  // namespace shardc::check

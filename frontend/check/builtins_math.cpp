@@ -15,7 +15,7 @@ const std::set<std::string_view> kFloatUnary = {"exp", "log", "log1p", "expm1", 
                                                 "tan", "tanh", "erf", "sigmoid", "gelu"};
 
 Value unary(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"x"}, 1);
+  Args a(c, call);
   if (!a.ok() || !c.need_array(a["x"], a.range("x"), "the operand of " + call.callee.name)) return Value::error();
   Value x = a["x"];
   Type t = x.type.kind == TypeKind::static_scalar ? c.materialize(x, call).type : x.type;
@@ -47,7 +47,7 @@ bool literals_fit(Checker& c, const Args& a, std::initializer_list<std::string_v
 }
 
 Value binary(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"a", "b"}, 2);
+  Args a(c, call);
   if (!a.ok() || !c.need_array(a["a"], a.range("a"), "a") || !c.need_array(a["b"], a.range("b"), "b"))
     return Value::error();
   if (a["a"].type.dtype == DType::boolean && a["b"].type.dtype == DType::boolean && call.callee.name == "pow") {
@@ -60,7 +60,7 @@ Value binary(Checker& c, const ast::CallExpr& call) {
 }
 
 Value where(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"cond", "a", "b"}, 3);
+  Args a(c, call);
   if (!a.ok()) return Value::error();
   for (auto p : {"cond", "a", "b"})
     if (!c.need_array(a[p], a.range(p), p)) return Value::error();
@@ -70,7 +70,7 @@ Value where(Checker& c, const ast::CallExpr& call) {
 }
 
 Value astype(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"x", "dtype"}, 2);
+  Args a(c, call);
   if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x")) return Value::error();
   auto t = c.type_argument(a["dtype"], a.range("dtype"), "dtype");
   if (!t) return Value::error();
@@ -96,7 +96,7 @@ Value reduce(Checker& c, const ast::CallExpr& call) {
   const std::string& n = call.callee.name;
   bool arg = n == "argmax" || n == "argmin";
   // argmax/argmin take one axis; the other reductions' axis=None reduces every dimension.
-  Args a = arg ? Args(c, call, {"x", "axis", "keepdims"}, 2) : Args(c, call, {"x", "axis", "keepdims"}, 1, {"axis"});
+  Args a(c, call);
   if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x", false)) return Value::error();
   const Type& x = a["x"].type;
   std::vector<int> axes;
@@ -151,7 +151,7 @@ Value reduce(Checker& c, const ast::CallExpr& call) {
 }
 
 Value softmax(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"x", "axis"}, 1);
+  Args a(c, call);
   if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x", false)) return Value::error();
   auto axis = dim_argument(c, a, "axis", a["x"].type.rank(), -1);
   if (!axis) return Value::error();
@@ -161,7 +161,7 @@ Value softmax(Checker& c, const ast::CallExpr& call) {
 }
 
 Value top_k(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"x", "k"}, 2);
+  Args a(c, call);
   if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x", false)) return Value::error();
   auto k = c.static_int(a["k"], a.range("k"), "k");
   if (!k) return Value::error();
@@ -204,7 +204,7 @@ Value contraction(Checker& c, const ast::CallExpr& call, const std::string& spec
 }
 
 Value einsum(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"spec", "a", "b", "out"}, 2, {"b", "out"});
+  Args a(c, call);
   if (!a.ok()) return Value::error();
   if (a["spec"].kind != Value::Kind::string) {
     c.error(a.range("spec"), "einsum's first argument must be a spec string like \"bd,df->bf\"");
@@ -224,7 +224,7 @@ Value einsum(Checker& c, const ast::CallExpr& call) {
 }
 
 Value matmul(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"a", "b", "out"}, 2, {"out"});
+  Args a(c, call);
   if (!a.ok() || !c.need_array(a["a"], a.range("a"), "a", false) || !c.need_array(a["b"], a.range("b"), "b", false))
     return Value::error();
   auto spec = matmul_spec(a["a"].type, a["b"].type);
@@ -239,16 +239,20 @@ Value matmul(Checker& c, const ast::CallExpr& call) {
 
 BuiltinList math_builtins() {
   BuiltinList l;
-  for (auto n : {"abs", "sign", "square", "relu", "floor", "ceil", "round", "logical_not"}) l.emplace_back(n, unary);
-  for (auto n : kFloatUnary) l.emplace_back(n, unary);
-  for (auto n : {"maximum", "minimum", "pow"}) l.emplace_back(n, binary);
-  l.emplace_back("where", where);
-  l.emplace_back("astype", astype);
-  for (auto n : {"sum", "prod", "mean", "max", "min", "argmax", "argmin"}) l.emplace_back(n, reduce);
-  l.emplace_back("softmax", softmax);
-  l.emplace_back("top_k", top_k);
-  l.emplace_back("einsum", einsum);
-  l.emplace_back("matmul", matmul);
+  const Builtin one_operand{unary, {{"x"}, 1}};
+  for (auto n : {"abs", "sign", "square", "relu", "floor", "ceil", "round", "logical_not"}) l.emplace_back(n, one_operand);
+  for (auto n : kFloatUnary) l.emplace_back(n, one_operand);
+  for (auto n : {"maximum", "minimum", "pow"}) l.emplace_back(n, Builtin{binary, {{"a", "b"}, 2}});
+  l.emplace_back("where", Builtin{where, {{"cond", "a", "b"}, 3}});
+  l.emplace_back("astype", Builtin{astype, {{"x", "dtype"}, 2}});
+  // The reductions' axis=None reduces every dimension; argmax/argmin take exactly one axis.
+  for (auto n : {"sum", "prod", "mean", "max", "min"})
+    l.emplace_back(n, Builtin{reduce, {{"x", "axis", "keepdims"}, 1, {"axis"}}});
+  for (auto n : {"argmax", "argmin"}) l.emplace_back(n, Builtin{reduce, {{"x", "axis", "keepdims"}, 2}});
+  l.emplace_back("softmax", Builtin{softmax, {{"x", "axis"}, 1}});
+  l.emplace_back("top_k", Builtin{top_k, {{"x", "k"}, 2}});
+  l.emplace_back("einsum", Builtin{einsum, {{"spec", "a", "b", "out"}, 2, {"b", "out"}}});
+  l.emplace_back("matmul", Builtin{matmul, {{"a", "b", "out"}, 2, {"out"}}});
   return l;
 }
 

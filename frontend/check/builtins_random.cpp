@@ -29,7 +29,7 @@ Type key_type(Checker& c, AxisSet varying) {
 }
 
 Value key(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"seed"}, 1);
+  Args a(c, call);
   if (!a.ok() || !integer_scalar(c, a["seed"], a.range("seed"), "the seed")) return Value::error();
   return c.emit("key", call, {a["seed"]}, key_type(c, a["seed"].type.varying));
 }
@@ -62,7 +62,7 @@ Value split_array(Checker& c, const ast::CallExpr& call, const Args& a) {
 Value split(Checker& c, const ast::CallExpr& call) {
   if (!call.args.empty() && !call.args[0].keyword) {
     // One name, two functions: the first argument's kind decides (evaluated once).
-    Args a(c, call, {"x", "n", "axis"}, 1);
+    Args a(c, call);
     if (!a.ok()) return Value::error();
     if (a["x"].is_array()) {
       if (!a.has("n")) {
@@ -96,7 +96,7 @@ Value split(Checker& c, const ast::CallExpr& call) {
 }
 
 Value fold_in(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"k", "data"}, 2);
+  Args a(c, call);
   if (!a.ok() || !key_arg(c, a, "k") || !integer_scalar(c, a["data"], a.range("data"), "the data of fold_in"))
     return Value::error();
   return c.emit("fold_in", call, {a["k"], a["data"]}, key_type(c, a["k"].type.varying | a["data"].type.varying));
@@ -104,7 +104,7 @@ Value fold_in(Checker& c, const ast::CallExpr& call) {
 
 Value sample(Checker& c, const ast::CallExpr& call) {
   bool uniform = call.callee.name == "uniform";
-  Args a = uniform ? Args(c, call, {"k", "type", "min", "max"}, 2) : Args(c, call, {"k", "type"}, 2);
+  Args a(c, call);
   if (!a.ok() || !key_arg(c, a, "k")) return Value::error();
   auto t = c.type_argument(a["type"], a.range("type"), "the type of " + call.callee.name);
   if (!t) return Value::error();
@@ -137,7 +137,11 @@ Value sample(Checker& c, const ast::CallExpr& call) {
 }  // namespace
 
 BuiltinList random_builtins() {
-  return {{"key", key}, {"split", split}, {"fold_in", fold_in}, {"uniform", sample}, {"normal", sample}};
+  return {{"key", {key, {{"seed"}, 1}}},
+          {"split", {split, {{"x", "n", "axis"}, 1}}},
+          {"fold_in", {fold_in, {{"k", "data"}, 2}}},
+          {"uniform", {sample, {{"k", "type", "min", "max"}, 2}}},
+          {"normal", {sample, {{"k", "type"}, 2}}}};
 }
 
 }  // namespace shardc::check

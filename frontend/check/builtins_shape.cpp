@@ -17,7 +17,7 @@ bool array_arg(Checker& c, const Args& a, std::string_view p) {
 }
 
 Value reshape(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"x", "shape"}, 2);
+  Args a(c, call);
   if (!a.ok() || !array_arg(c, a, "x")) return Value::error();
   auto sizes = c.static_int_list(a["shape"], a.range("shape"), "the shape of reshape");
   if (!sizes) return Value::error();
@@ -27,7 +27,7 @@ Value reshape(Checker& c, const ast::CallExpr& call) {
 }
 
 Value broadcast_to(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"x", "shape"}, 2);
+  Args a(c, call);
   if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x")) return Value::error();
   auto shape = c.static_int_list(a["shape"], a.range("shape"), "the shape of broadcast_to");
   if (!shape) return Value::error();
@@ -38,7 +38,7 @@ Value broadcast_to(Checker& c, const ast::CallExpr& call) {
 }
 
 Value transpose(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"x", "perm"}, 1, {"perm"});
+  Args a(c, call);
   if (!a.ok() || !array_arg(c, a, "x")) return Value::error();
   std::vector<std::int64_t> perm;
   if (a.has("perm")) {
@@ -55,7 +55,7 @@ Value transpose(Checker& c, const ast::CallExpr& call) {
 
 Value expand_squeeze(Checker& c, const ast::CallExpr& call) {
   bool expand = call.callee.name == "expand_dims";
-  Args a(c, call, {"x", "axis"}, 2);
+  Args a(c, call);
   if (!a.ok() || !array_arg(c, a, "x")) return Value::error();
   auto axis = dim_argument(c, a, "axis", a["x"].type.rank(), 0, expand);
   if (!axis) return Value::error();
@@ -72,7 +72,7 @@ bool integer_start(Checker& c, const Value& v, const SourceRange& r) {
 }
 
 Value dynamic_slice(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"x", "start", "size", "axis"}, 3);
+  Args a(c, call);
   if (!a.ok() || !array_arg(c, a, "x")) return Value::error();
   Type t = a["x"].type;
   std::vector<Value> inputs{a["x"]};
@@ -108,7 +108,7 @@ Value dynamic_slice(Checker& c, const ast::CallExpr& call) {
 }
 
 Value dynamic_update_slice(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"x", "update", "start", "axis"}, 3);
+  Args a(c, call);
   if (!a.ok() || !array_arg(c, a, "x") || !array_arg(c, a, "update")) return Value::error();
   std::vector<Value> inputs{a["x"], a["update"]};
   int axis = 0;
@@ -159,7 +159,7 @@ std::optional<std::vector<Value>> array_tuple(Checker& c, const Args& a, std::st
 }
 
 Value concat(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"xs", "axis"}, 1);
+  Args a(c, call);
   if (!a.ok()) return Value::error();
   auto xs = array_tuple(c, a, "xs");
   if (!xs) return Value::error();
@@ -176,7 +176,7 @@ Value concat(Checker& c, const ast::CallExpr& call) {
 }
 
 Value stack(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"xs", "axis"}, 1);
+  Args a(c, call);
   if (!a.ok()) return Value::error();
   auto xs = array_tuple(c, a, "xs");
   if (!xs) return Value::error();
@@ -193,7 +193,7 @@ Value stack(Checker& c, const ast::CallExpr& call) {
 }
 
 Value roll(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"x", "shift", "axis"}, 3);
+  Args a(c, call);
   if (!a.ok() || !array_arg(c, a, "x")) return Value::error();
   auto shift = c.static_int(a["shift"], a.range("shift"), "the shift of roll");
   auto axis = dim_argument(c, a, "axis", a["x"].type.rank(), 0);
@@ -206,7 +206,7 @@ Value roll(Checker& c, const ast::CallExpr& call) {
 Value reshard(Checker& c, const ast::CallExpr& call) {
   if (!require_global(c, call)) return Value::error();
   bool assert_only = call.callee.name == "constrain";
-  Args a(c, call, {"x", "sharding"}, 2);
+  Args a(c, call);
   if (!a.ok() || !array_arg(c, a, "x")) return Value::error();
   auto spec = c.sharding_list(a["sharding"], a["x"].type.rank(), a.range("sharding"));
   if (!spec) return Value::error();
@@ -225,7 +225,7 @@ Value constructor(Checker& c, const ast::CallExpr& call) {
   const std::string& n = call.callee.name;
   bool like = n == "zeros_like" || n == "ones_like";
   bool full = n == "full";
-  Args a = full ? Args(c, call, {"type", "value"}, 2) : Args(c, call, {like ? "x" : "type"}, 1);
+  Args a(c, call);
   if (!a.ok()) return Value::error();
   Type t;
   if (like) {
@@ -255,7 +255,7 @@ Value constructor(Checker& c, const ast::CallExpr& call) {
 }
 
 Value arange(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"start", "stop", "step", "dtype", "out"}, 1, {"stop", "dtype", "out"});
+  Args a(c, call);
   if (!a.ok()) return Value::error();
   auto num = [&](std::string_view p, double fallback, bool& is_int) -> std::optional<double> {
     if (!a.has(p)) return fallback;
@@ -328,7 +328,7 @@ Value arange(Checker& c, const ast::CallExpr& call) {
 }
 
 Value axis_size(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"axes"}, 1);
+  Args a(c, call);
   if (!a.ok()) return Value::error();
   if (!c.mesh()) {
     c.error(call.range, "axis_size needs a mesh: use it inside a function");
@@ -340,7 +340,7 @@ Value axis_size(Checker& c, const ast::CallExpr& call) {
 }
 
 Value slice_fn(Checker& c, const ast::CallExpr& call) {
-  Args a(c, call, {"x", "start", "stop", "axis", "step"}, 3);
+  Args a(c, call);
   if (!a.ok() || !array_arg(c, a, "x")) return Value::error();
   auto start = c.static_int(a["start"], a.range("start"), "the start of slice");
   auto stop = c.static_int(a["stop"], a.range("stop"), "the stop of slice");
@@ -374,26 +374,26 @@ Type varying_with_starts(Type t, const std::vector<Value>& inputs) {
 }
 
 BuiltinList shape_builtins() {
-  return {{"reshape", reshape},
-          {"transpose", transpose},
-          {"broadcast_to", broadcast_to},
-          {"expand_dims", expand_squeeze},
-          {"squeeze", expand_squeeze},
-          {"dynamic_slice", dynamic_slice},
-          {"dynamic_update_slice", dynamic_update_slice},
-          {"concat", concat},
-          {"stack", stack},
-          {"roll", roll},
-          {"reshard", reshard},
-          {"constrain", reshard},
-          {"zeros", constructor},
-          {"ones", constructor},
-          {"full", constructor},
-          {"zeros_like", constructor},
-          {"ones_like", constructor},
-          {"arange", arange},
-          {"axis_size", axis_size},
-          {"slice", slice_fn}};
+  return {{"reshape", {reshape, {{"x", "shape"}, 2}}},
+          {"transpose", {transpose, {{"x", "perm"}, 1, {"perm"}}}},
+          {"broadcast_to", {broadcast_to, {{"x", "shape"}, 2}}},
+          {"expand_dims", {expand_squeeze, {{"x", "axis"}, 2}}},
+          {"squeeze", {expand_squeeze, {{"x", "axis"}, 2}}},
+          {"dynamic_slice", {dynamic_slice, {{"x", "start", "size", "axis"}, 3}}},
+          {"dynamic_update_slice", {dynamic_update_slice, {{"x", "update", "start", "axis"}, 3}}},
+          {"concat", {concat, {{"xs", "axis"}, 1}}},
+          {"stack", {stack, {{"xs", "axis"}, 1}}},
+          {"roll", {roll, {{"x", "shift", "axis"}, 3}}},
+          {"reshard", {reshard, {{"x", "sharding"}, 2}}},
+          {"constrain", {reshard, {{"x", "sharding"}, 2}}},
+          {"zeros", {constructor, {{"type"}, 1}}},
+          {"ones", {constructor, {{"type"}, 1}}},
+          {"full", {constructor, {{"type", "value"}, 2}}},
+          {"zeros_like", {constructor, {{"x"}, 1}}},
+          {"ones_like", {constructor, {{"x"}, 1}}},
+          {"arange", {arange, {{"start", "stop", "step", "dtype", "out"}, 1, {"stop", "dtype", "out"}}}},
+          {"axis_size", {axis_size, {{"axes"}, 1}}},
+          {"slice", {slice_fn, {{"x", "start", "stop", "axis", "step"}, 3}}}};
 }
 
 }  // namespace shardc::check

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -219,7 +220,21 @@ std::optional<std::string> literal_fits(const Value& v, DType dt);
 
 // Built-in functions (builtins_*.cpp): the table of section 8 of docs/language.md.
 using BuiltinHandler = Value (*)(Checker& c, const ast::CallExpr& call);
-const BuiltinHandler* find_builtin(std::string_view name);
+// A built-in's parameters, in positional order. The first `required` must be given; only those
+// in `nullable` accept None (which then means the same as leaving them out).
+struct BuiltinSignature {
+  BuiltinSignature(std::initializer_list<std::string_view> params, std::size_t required,
+                   std::initializer_list<std::string_view> nullable = {})
+      : params(params), required(required), nullable(nullable) {}
+  std::vector<std::string_view> params;
+  std::size_t required;
+  std::vector<std::string_view> nullable;
+};
+struct Builtin {
+  BuiltinHandler handler;
+  BuiltinSignature signature;
+};
+const Builtin* find_builtin(std::string_view name);
 bool is_builtin_name(std::string_view name);
 
 }  // namespace shardc::check

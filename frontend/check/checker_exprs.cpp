@@ -363,7 +363,7 @@ Value Checker::eval_index(const ast::IndexExpr& e) {
 Value Checker::eval_call(const ast::CallExpr& e) {
   const std::string& n = e.callee.name;
   if (auto f = functions_.find(n); f != functions_.end()) return call_function(e, *f->second);
-  if (const BuiltinHandler* h = find_builtin(n)) return (*h)(*this, e);
+  if (const Builtin* b = find_builtin(n)) return b->handler(*this, e);
   if (Scope::Entry* local = lookup_local(n)) {
     error(e.callee.range, "'" + n + "' is a value, not a function").note(local->range, "bound here");
     return Value::error();

@@ -1,9 +1,10 @@
 // Code that is not traced is not type-checked: the branch of a static `if` that is not taken
 // (it may mention shapes that only make sense when taken, as JAX's tracing of Python `if`
 // does), the body of a `for` whose range is empty, and an fn helper that no func or shard_map
-// reaches. Its names are resolved all the same (docs/language.md, "if", "for" and "fn"): a
-// misspelt name or function is an error whichever way a -D flips a condition or a bound, and
-// whether or not a helper is called yet.
+// reaches. Its names are resolved and its calls' arguments bound all the same
+// (docs/language.md, "if", "for" and "fn"): a misspelt name, function or keyword is an error
+// whichever way a -D flips a condition or a bound, and whether or not a helper is called yet.
+#include "frontend/check/builtin_args.h"
 #include "frontend/check/checker.h"
 
 namespace shardc::check {
@@ -172,9 +173,14 @@ void Checker::resolve_untaken(const ast::Expr& e, UntakenScopes& scopes) {
       const auto callee = functions_.find(n);
       if (callee == functions_.end() && !is_builtin_name(n) && !scopes.bound(n) && !lookup_local(n))
         error(c.callee.range, "unknown function '" + n + "'");
-      // A call of the module's own function binds its arguments as a traced call would: a
-      // misspelt keyword or a wrong count is reported too. (Built-ins check theirs when traced.)
-      if (callee != functions_.end() && !scopes.bound(n) && !lookup_local(n)) bind_arguments(c, *callee->second);
+      // A call binds its arguments as a traced call would, to the module's own function or to
+      // a built-in's signature: a misspelt keyword or a wrong count is reported too.
+      if (!scopes.bound(n) && !lookup_local(n)) {
+        if (callee != functions_.end())
+          bind_arguments(c, *callee->second);
+        else if (const Builtin* b = find_builtin(n))
+          check_builtin_arguments(*this, c, b->signature);
+      }
       for (const auto& a : c.args) resolve_untaken(*a.value, scopes);
       return;
     }
