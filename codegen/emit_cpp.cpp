@@ -104,12 +104,18 @@ std::string dtype_text(DType t) {
   return t == DType::boolean ? "DType::boolean" : "DType::" + std::string(shard::dtype_short_name(t));
 }
 
+// An int64 as a C++ literal. INT64_MIN cannot be written as a negated literal: 9223372036854775808
+// does not fit any signed type, so compilers warn that it is taken as unsigned (an error
+// under -Werror) before negating it.
+std::string int_text(std::int64_t v) {
+  if (v == std::numeric_limits<std::int64_t>::min()) return "(-9223372036854775807 - 1)";
+  return std::to_string(v);
+}
+
 std::string ints_text(const std::vector<std::int64_t>& v) {
-  std::ostringstream s;
-  s << "{";
-  for (std::size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
-  s << "}";
-  return s.str();
+  std::string s = "{";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + int_text(v[i]);
+  return s + "}";
 }
 
 std::string double_text(double d) {
@@ -321,7 +327,7 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
     case OpKind::pvary: return "[[maybe_unused]] const Tensor& " + out + " = " + in(0) + ";";
     case OpKind::constant: {
       const Attr& a = instr.attrs().at("value");
-      if (auto* i = std::get_if<std::int64_t>(&a)) return def("p::scalar_int(" + dt() + ", " + std::to_string(*i) + ")");
+      if (auto* i = std::get_if<std::int64_t>(&a)) return def("p::scalar_int(" + dt() + ", " + int_text(*i) + ")");
       if (auto* d = std::get_if<double>(&a)) return def("p::scalar_float(" + dt() + ", " + double_text(*d) + ")");
       return def("p::scalar_int(" + dt() + ", " + (std::get<bool>(a) ? "1" : "0") + ")");
     }
@@ -439,7 +445,7 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
                  std::to_string(instr.int_attr("axis")) + ", " + dt() + ", " + shp() + ")");
     }
     case OpKind::roll:
-      return def("p::roll(" + in(0) + ", " + std::to_string(instr.int_attr("shift")) + ", " +
+      return def("p::roll(" + in(0) + ", " + int_text(instr.int_attr("shift")) + ", " +
                  std::to_string(instr.int_attr("axis")) + ")");
     case OpKind::fill:
       if (overwritten_fills_ && overwritten_fills_->at(static_cast<std::size_t>(instr.output())))
@@ -580,7 +586,7 @@ GeneratedFiles CppEmitter::emit() {
     d.set("name", identifier(c.name));
     if (auto* i = std::get_if<std::int64_t>(&c.value)) {
       d.set("cpp_type", "std::int64_t");
-      d.set("value", std::to_string(*i));
+      d.set("value", int_text(*i));
     } else if (auto* x = std::get_if<double>(&c.value)) {
       d.set("cpp_type", "double");
       d.set("value", double_text(*x));
