@@ -41,7 +41,9 @@ const std::set<std::string> kReserved = {
     // what the generated code declares or uses unqualified (call_N holds the results of the
     // call that is instruction N: a value named call is call__N; top_k cannot be rebound)
     "rt", "dev", "p", "blocks", "result0", "result1", "Tensor", "DType", "shard", "std", "detail", "call",
-    "ParameterlessFunction", "parameterless_functions", "FunctionInfo", "all_functions", "functions", "args"};
+    "ParameterlessFunction", "parameterless_functions", "FunctionInfo", "all_functions", "functions", "args",
+    // a module's namespace is shardgen::NAME, beside the prelude's shardgen::prelude
+    "prelude"};
 
 // The most lines of statements code generation writes for one device body, whatever its parts
 // (see where it is checked).
