@@ -24,14 +24,20 @@ Result<Type> reduce_op(std::string_view op, ReduceKind kind, const Type& x, std:
   std::sort(axes.begin(), axes.end());
   if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
     return rule_error(ErrorClass::bad_argument, std::string(op) + " names one dimension twice");
-  if (kind == ReduceKind::argmax || kind == ReduceKind::argmin)
+  // argmax/argmin have no index to return for an empty reduction, and max/min no identity
+  // (sum's 0, prod's 1 and mean's 0/0 = NaN exist): JAX rejects them rather than return a
+  // made-up index or -inf / +inf.
+  const bool arg = kind == ReduceKind::argmax || kind == ReduceKind::argmin;
+  if (arg || kind == ReduceKind::max || kind == ReduceKind::min)
     for (int a : axes)
       if (x.dims.at(a).size == 0)
         return rule_error(ErrorClass::out_of_range,
                           std::string(op) + " over an empty dimension: dimension " + std::to_string(a) + " of " +
                               to_string(x) + " has size 0",
-                          {"there is no index to return (JAX: attempt to get " + std::string(op) +
-                           " of an empty sequence)"});
+                          {arg ? "there is no index to return (JAX: attempt to get " + std::string(op) +
+                                     " of an empty sequence)"
+                               : "there is no identity to return (JAX: zero-size array to reduction operation " +
+                                     std::string(op) + " which has no identity)"});
   Type r = x;
   r.weak = false;
   r.dims.clear();
