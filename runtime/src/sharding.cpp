@@ -1,6 +1,7 @@
 #include "shard/sharding.h"
 
 #include "shard/errors.h"
+#include "shard/tensor.h"
 
 namespace shard {
 
@@ -94,6 +95,7 @@ std::string Sharding::type_string(DType dtype, const Shape& global) const {
 ArrayType::ArrayType(DType dtype_, Shape shape_, Sharding sharding_)
     : dtype(dtype_), shape(std::move(shape_)), sharding(std::move(sharding_)) {
   sharding.check_shape(shape);
+  shape_numel(shape);  // throws for a count beyond int64, before from_host or to_host size anything by it
 }
 
 }  // namespace shard

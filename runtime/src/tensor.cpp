@@ -1,6 +1,8 @@
 #include "shard/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <cstring>
 #include <new>
 
@@ -11,11 +13,15 @@ namespace shard {
 
 std::int64_t shape_numel(const Shape& shape) {
   std::int64_t n = 1;
+  bool overflow = false;
   for (auto d : shape) {
     if (d < 0) throw ShapeError("shape " + shape_string(shape) + " has a negative dimension");
-    n *= d;
+    overflow |= __builtin_mul_overflow(n, d, &n);
   }
-  return n;
+  if (!overflow) return n;
+  // A dimension of size 0 makes the count 0 whatever the others multiply to.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
+  throw ShapeError("shape " + shape_string(shape) + " has more than 2^63 - 1 elements");
 }
 
 std::string shape_string(const Shape& shape) {
@@ -30,6 +36,8 @@ Tensor::Tensor(DType dtype, Shape shape) : Tensor(dtype, std::move(shape), true)
 
 Tensor::Tensor(DType dtype, Shape shape, bool zero) : dtype_(dtype), shape_(std::move(shape)) {
   numel_ = shape_numel(shape_);
+  if (static_cast<std::uint64_t>(numel_) > std::numeric_limits<std::size_t>::max() / dtype_size(dtype_))
+    throw ShapeError("a tensor " + type_string() + " takes more than 2^64 bytes");
   const std::size_t bytes = nbytes();
   if (bytes > 0) {
     data_ = std::unique_ptr<void, Free>(detail::allocate_block(bytes), Free{detail::block_capacity(bytes)});

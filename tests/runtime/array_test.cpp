@@ -67,6 +67,18 @@ TEST(Array, ChecksHostSizesBlocksAndDevices) {
   EXPECT_THROW(Array::zeros(small, type), ArgumentError);  // the mesh needs 4 devices
 }
 
+TEST(Array, ShapesBeyondInt64OrTheAddressSpaceAreShapeErrors) {
+  const Mesh mesh({{"x", 2}});
+  constexpr std::int64_t k2to32 = std::int64_t{1} << 32;
+  // 2^64 elements wrapped to 0, and from_host then took an empty vector for them.
+  EXPECT_THROW(ArrayType(DType::f32, {k2to32, k2to32}, Sharding(mesh, {{"x"}, {}})), ShapeError);
+  EXPECT_THROW(shape_numel({k2to32, k2to32}), ShapeError);
+  EXPECT_EQ(shape_numel({k2to32, k2to32, 0}), 0);  // a zero-size dimension still makes it empty
+  EXPECT_EQ(shape_numel({0, k2to32, k2to32}), 0);
+  // 2^62 f32 elements fit int64 but take 2^64 bytes: the byte count wrapped to 0.
+  EXPECT_THROW(Tensor(DType::f32, {std::int64_t{1} << 62}), ShapeError);
+}
+
 TEST(Array, HostVectorsMustHoldTheDtypesElements) {
   // Same size, other kind: an int vector for f32 (or float for i32) used to be reinterpreted.
   Runtime rt{2};
