@@ -137,9 +137,44 @@ Result<Type> binary_op(std::string_view op, BinaryKind kind, const Type& a, cons
   return t;
 }
 
+namespace {
+
+bool same_sharding(const Type& x, const Type& y) {
+  for (int d = 0; d < x.rank(); ++d)
+    if (x.dims[d].axes != y.dims[d].axes) return false;
+  return true;
+}
+
+// jnp.where broadcasts its operands to one sharding only when their shapes differ (a literal
+// case, a condition of fewer dimensions): operands of one shape reach lax.select as they
+// are, and it needs the two cases sharded alike and a non-scalar condition sharded as they are
+// (JAX-RULES.md, explicit mode: select).
+std::optional<RuleError> check_select_shardings(const Type& pred, const Type& on_true, const Type& on_false) {
+  if (on_true.mesh == nullptr || pred.shape() != on_true.shape() || on_false.shape() != on_true.shape())
+    return std::nullopt;
+  const std::string note = "where broadcasts operands of different shapes to one sharding, but passes operands of "
+                           "one shape on as they are: reshard them to one sharding";
+  if (!same_sharding(on_true, on_false))
+    return on_mesh(on_true.mesh, rule_error(ErrorClass::broadcast_mismatch,
+                                            "select cases must have the same shardings, got [" +
+                                                format_spec(*on_true.mesh, on_true.dims) + ", " +
+                                                format_spec(*on_true.mesh, on_false.dims) + "]",
+                                            {note}, 2));
+  if (pred.rank() > 0 && !same_sharding(pred, on_true))
+    return on_mesh(on_true.mesh, rule_error(ErrorClass::broadcast_mismatch,
+                                            "select `which` must be scalar or have the same sharding as cases, got "
+                                            "`which` sharding " + format_spec(*on_true.mesh, pred.dims) +
+                                                " but case sharding " + format_spec(*on_true.mesh, on_true.dims),
+                                            {note}, 0));
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<Type> select_op(const Type& pred, const Type& on_true, const Type& on_false) {
   if (pred.dtype != DType::boolean)
     return rule_error(ErrorClass::shape_mismatch, "select needs a bool predicate, got " + to_string(pred), {}, 0);
+  if (auto e = check_select_shardings(pred, on_true, on_false)) return *e;
   auto r = broadcast_nary("select", {pred, on_true, on_false});
   if (!r) return r;
   Type t = *r;
