@@ -203,7 +203,8 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
     }
   }
   Type r = make_array(dt.dtype, std::move(dims), mesh);
-  if (auto e = check_result_axes(r, "einsum", ops)) return *e;
+  // JAX lowers einsum, @ and matmul to dot_general, whose sharding rule reports this.
+  if (auto e = check_result_axes(r, "dot_general", ops)) return *e;
   return r;
 }
 

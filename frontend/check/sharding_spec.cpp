@@ -60,8 +60,8 @@ std::optional<RuleError> check_result_axes(const Type& result, std::string_view 
                                       " produces an illegally sharded result: " + to_string(result),
                                   {"mesh axis '" + result.mesh->axis_names.at(a) +
                                    "' would split two dimensions of the result; reshard an operand first" +
-                                   // only einsum (and @, matmul) takes out=
-                                   (op == "einsum" ? ", or give the result's sharding with out=" : "")}));
+                                   // only einsum, @ and matmul (dot_general) take out=
+                                   (op == "dot_general" ? ", or give the result's sharding with out=" : "")}));
       }
       seen |= bit;
     }
