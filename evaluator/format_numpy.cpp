@@ -93,9 +93,16 @@ class ElementFormat {
     }
     if (exp_format_) {
       Scientific s = scientific(v, t_.dtype);
+      if (s.mantissa.size() - s.mantissa.find('.') - 1 < precision_) {
+        // numpy pads a shorter element with the value's own further digits (dragon4 with
+        // min_digits), not zeros: 8.756511e-27 beside a longer one prints 8.7565109e-27.
+        const std::string full = chars(v, std::chars_format::scientific, static_cast<int>(precision_));
+        const auto e = full.find('e');
+        s = {full.substr(0, e), full.substr(e + 1)};
+      }
       auto dot = s.mantissa.find('.');
       std::string ip = s.mantissa.substr(0, dot), fp = s.mantissa.substr(dot + 1);
-      fp.append(precision_ - std::min(precision_, fp.size()), '0');
+      fp.append(precision_ - std::min(precision_, fp.size()), '0');  // precision_ 0: "1." has none
       std::string digits = s.exponent.substr(1);
       if (digits.size() < exp_size_) digits.insert(0, exp_size_ - digits.size(), '0');
       return pad_left(ip, pad_left_) + "." + fp + "e" + s.exponent[0] + digits;

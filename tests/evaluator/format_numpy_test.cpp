@@ -29,6 +29,11 @@ TEST(FormatNumpy, FloatArraysPadToACommonWidth) {
 TEST(FormatNumpy, ScientificWhenMagnitudesCallForIt) {
   EXPECT_EQ(format_numpy(floats({2}, {1e-5, 1.5e-5})), "[1.0e-05 1.5e-05]");
   EXPECT_EQ(format_numpy(floats({2}, {1, 5000})), "[1.e+00 5.e+03]");
+  // A shorter element is printed to the common precision with its own further digits, not
+  // zeros: numpy 1.24 printed np.exp(np.arange(-3, 5, dtype=np.float32) * 20) as
+  // [8.7565109e-27 4.2483541e-18 2.0611537e-09 ...]; the third needs 7 digits, the first two 6.
+  EXPECT_EQ(format_numpy(floats({3}, {8.756511e-27f, 4.2483541e-18f, 2.0611537e-09f})),
+            "[8.7565109e-27 4.2483541e-18 2.0611537e-09]");
 }
 
 TEST(FormatNumpy, NonFiniteAndBool) {
