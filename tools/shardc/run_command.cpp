@@ -2,11 +2,15 @@
 
 #include <sys/wait.h>
 
+#include <cerrno>
+#include <csignal>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -57,10 +61,25 @@ Toolchain find_toolchain() {
   return {SHARDC_RUN_INCLUDES, SHARDC_RUN_LIBS, SHARDC_RUN_DRIVER};
 }
 
+// The command's exit status, or 128 + the signal that ended the shell (as shells report a
+// child's): a shell killed by Ctrl-C has no exit status, and WEXITSTATUS read 0 ("success").
 int run_shell(const std::string& command) {
   std::cout.flush();  // what we printed goes before the child's output, also into a pipe
   int status = std::system(command.c_str());
-  return status == -1 ? -1 : WEXITSTATUS(status);
+  if (status == -1) return -1;
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+// Ctrl-C reaches the build or the driver (the terminal signals the whole process group), but
+// std::system ignores SIGINT in shardc while it waits: a step's status is how shardc learns of
+// it, and then the whole run stops rather than going on to the next function.
+bool interrupted(int status) { return status == 128 + SIGINT; }
+
+int stop_interrupted(const fs::path& dir, bool keep) {
+  std::cout.flush();
+  std::cerr << "\nshardc run: interrupted\n";
+  if (!keep) fs::remove_all(dir);
+  return 128 + SIGINT;
 }
 
 std::string read_text(const fs::path& p) {
@@ -123,9 +142,11 @@ int run_command(const RunOptions& o) {
   }
 
   // Build the generated module with the driver program against this build's runtime.
-  char pattern[] = "/tmp/shardc-run-XXXXXX";
-  if (!mkdtemp(pattern)) {
-    std::cerr << "shardc run: cannot create a temporary directory\n";
+  std::error_code tmp_error;
+  const fs::path tmp = fs::temp_directory_path(tmp_error);  // $TMPDIR, else /tmp
+  std::string pattern = ((tmp_error ? fs::path("/tmp") : tmp) / "shardc-run-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) {
+    std::cerr << "shardc run: cannot create a temporary directory " << pattern << ": " << std::strerror(errno) << "\n";
     return 1;
   }
   const fs::path dir(pattern);
@@ -139,14 +160,19 @@ int run_command(const RunOptions& o) {
                             codegen::generated_namespace(*lowered) + " -I" + quoted(dir.string()) + " " + tools.includes;
   const std::string module_object = quoted((dir / (stem + ".shard.o")).string());
   const std::string driver_object = quoted((dir / "driver.o").string());
+  // The module compiles in the background, where a non-interactive shell ignores Ctrl-C for it:
+  // the trap ends it too, so that nothing writes into the directory after shardc removes it.
   const std::string compile =
-      flags + " -c " + quoted((dir / (stem + ".shard.cpp")).string()) + " -o " + module_object + " & module=$!; " +
+      "trap 'kill $module 2>/dev/null; exit 130' INT TERM; " + flags + " -c " +
+      quoted((dir / (stem + ".shard.cpp")).string()) + " -o " + module_object + " & module=$!; " +
       flags + " -c " + quoted(tools.driver) + " -o " + driver_object + "; driver=$?; wait $module && [ $driver -eq 0 ] && " +
       SHARDC_RUN_CXX + " -fopenmp " + module_object + " " + driver_object + " -o " + quoted(program.string()) + " " +
       tools.libs;
   auto began = std::chrono::steady_clock::now();
   std::cout << "shardc run: building " << stem << " ..." << std::flush;
-  if (run_shell(compile) != 0) {
+  const int built = run_shell(compile);
+  if (interrupted(built)) return stop_interrupted(dir, o.keep);
+  if (built != 0) {
     std::cerr << "\nshardc run: the generated code did not compile; it is kept in " << dir.string() << "; command:\n"
               << compile << "\n";
     return 1;
@@ -174,7 +200,9 @@ int run_command(const RunOptions& o) {
     fs::remove(dir / "out.txt");
     std::string command = quoted(program.string()) + " " + quoted(dir.string()) + " " + quoted(f.name) + " " +
                           std::to_string(o.repeat);
-    if (run_shell(command) != 0) {
+    const int ran = run_shell(command);
+    if (interrupted(ran)) return stop_interrupted(dir, o.keep);
+    if (ran != 0) {
       std::cout << f.name << ": FAILED to run\n";
       all_pass = false;
       continue;
@@ -196,6 +224,11 @@ int run_command(const RunOptions& o) {
     }
     std::cout << f.name << ": " << types.size() << (types.size() == 1 ? " result, " : " results, ") << std::setprecision(3)
               << time_ms << " ms per call (median of " << o.repeat << ")\n";
+    if (types.size() != reference.size()) {  // a driver that stopped early reports fewer: never a pass
+      std::cout << "  the driver reported " << types.size() << " results, the evaluator " << reference.size()
+                << ": MISMATCH\n";
+      all_pass = false;
+    }
     for (std::size_t i = 0; i < types.size() && i < reference.size(); ++i) {
       std::string bytes = read_text(dir / ("out_" + std::to_string(i) + ".bin"));
       std::size_t expected = static_cast<std::size_t>(reference[i].size()) * shard::dtype_size(reference[i].dtype);
