@@ -57,14 +57,14 @@ void generate(std::shared_ptr<const check::CheckedModule> module, const Generate
   if (!lowered) return;
   if (request.emit_ir) print_ir(*lowered, out);
   if (request.emit_schedule) print_schedule(*lowered, out);
-  if (!request.emit_cpp && !request.output_dir) return;
+  if (!request.emit_cpp && !request.output_dir && !request.check_only) return;
   if (auto problem = outer_namespace_problem(request.outer_namespace)) {
     diags.error({}, "--namespace " + request.outer_namespace + ": " + *problem);
     return;
   }
   std::string source_name = std::filesystem::path(request.source_path).filename().string();
   GeneratedFiles files = CppEmitter(*lowered, {source_name, SHARDC_VERSION, request.outer_namespace, request.part_size}, diags).emit();
-  if (diags.has_errors()) return;
+  if (diags.has_errors() || request.check_only) return;
   const std::string stem = generated_stem(*lowered);
   if (request.emit_cpp) {
     out << "// ==== " << stem << ".shard.h\n" << files.header << "// ==== " << stem << ".shard.cpp\n" << files.source;

@@ -18,6 +18,7 @@ struct GenerateRequest {
   bool emit_schedule = false;
   bool emit_cpp = false;
   bool trace_passes = false;              // print the IR after every pass, with its time
+  bool check_only = false;                // --check: emit in memory for the emitter's errors, output nothing
   std::optional<std::string> output_dir;  // write the files here
   std::string source_path;                // for the generated files' header comment
   std::string outer_namespace = "shardgen";  // --namespace: the code goes in OUTER::MODULE

@@ -74,14 +74,15 @@ void run_file(const std::string& path, const DriverOptions& options, std::istrea
     if (kind == EmitKind::types) check::emit_types(*checked.module, out);
     if (kind == EmitKind::layout) check::emit_layout(*checked.module, out);
   }
-  if (options.check_only) return;
 
   // Code generation (codegen/generate.h) for -o, --emit=ir|schedule|cpp, or a plain `shardc FILE`
-  // (which writes to the current folder).
+  // (which writes to the current folder); --check runs it too, writing nothing, so that it
+  // reports every error a build would (a key parameter, which the C++ API cannot take, say).
   const bool asks = asks_for_code_generation(options);
-  const bool plain = options.emits.empty() && !asks;
-  if (!plain && !asks) return;
+  const bool plain = options.emits.empty() && !asks && !options.check_only;
+  if (!plain && !asks && !options.check_only) return;
   codegen::GenerateRequest request;
+  request.check_only = options.check_only;
   for (EmitKind kind : options.emits) {
     request.emit_ir = request.emit_ir || kind == EmitKind::ir;
     request.emit_schedule = request.emit_schedule || kind == EmitKind::schedule;
@@ -131,11 +132,13 @@ bool inputs_clash(const DriverOptions& options, std::ostream& err) {
       }
       stdin_seen = true;
     }
-    if (!options.output_dir) continue;
+    // Files are written with -o, and by a plain `shardc FILE...` into the current folder.
+    const bool plain = options.emits.empty() && !options.check_only && !asks_for_code_generation(options);
+    if (!options.output_dir && !plain) continue;
     auto [it, fresh] = modules.emplace(module_name_for_file(path), path);
     if (!fresh && path != "-") {
       err << "shardc: error: '" << it->second << "' and '" << path << "' are both module '" << it->first
-          << "': their files in '" << *options.output_dir << "' would overwrite each other\n";
+          << "': their files in '" << options.output_dir.value_or(".") << "' would overwrite each other\n";
       clash = true;
     }
   }

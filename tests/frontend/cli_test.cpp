@@ -61,6 +61,10 @@ void expect_codegen_errors(const std::string& file_name, const std::string& text
   for (const std::string& error : errors) EXPECT_NE(r.output.find(error), std::string::npos) << r.output;
   const std::string stem = file_name.substr(0, file_name.rfind(".shard"));
   EXPECT_FALSE(std::filesystem::exists(out / (stem + ".shard.cpp"))) << r.output;
+  // --check reports what a build would, and writes nothing.
+  CliRun checked = shardc("--check " + file);
+  EXPECT_EQ(checked.status, 1) << checked.output;
+  for (const std::string& error : errors) EXPECT_NE(checked.output.find(error), std::string::npos) << checked.output;
 }
 
 const char* kGood = "mesh grid = [X: 2];\nfunc f(x: f32[8@X]) -> f32[8@X] on grid { return x; }\n";
@@ -93,7 +97,7 @@ TEST(Cli, UsageErrorsExitWith2) {
   for (const char* generating : {"-o out", "--emit=cpp", "--emit=schedule", "--trace-passes"}) {
     CliRun r = shardc(std::string("--check ") + generating + " x.shard");
     EXPECT_EQ(r.status, 2) << generating;
-    EXPECT_NE(r.output.find("--check stops after checking"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--check outputs no generated code"), std::string::npos) << r.output;
   }
 }
 
@@ -110,8 +114,13 @@ TEST(Cli, InputsThatWouldClashAreErrors) {
             std::string::npos)
       << r.output;
   EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(out) / "x.shard.h"));
-  // Without -o nothing is written, so two files of one module name are fine.
-  EXPECT_EQ(shardc("--check " + (dir / "one" / "x.shard").string() + " " + (dir / "two" / "x.shard").string()).status, 0);
+  // With --check nothing is written, so two files of one module name are fine; a plain
+  // `shardc FILE...` writes into the current folder, where they would clash.
+  const std::string both = (dir / "one" / "x.shard").string() + " " + (dir / "two" / "x.shard").string();
+  EXPECT_EQ(shardc("--check " + both).status, 0);
+  CliRun plain = shardc(both);
+  EXPECT_EQ(plain.status, 1) << plain.output;
+  EXPECT_NE(plain.output.find("their files in '.' would overwrite each other"), std::string::npos) << plain.output;
   CliRun stdin_twice = shardc("--check - -", kGood);
   EXPECT_EQ(stdin_twice.status, 1) << stdin_twice.output;
   EXPECT_NE(stdin_twice.output.find("'-' (standard input) is given twice"), std::string::npos) << stdin_twice.output;

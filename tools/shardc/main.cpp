@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> emit_names;
   std::vector<std::string> define_options;
   app.add_option("files", options.inputs, "input .shard files; '-' reads standard input")->required();
-  app.add_flag("--check", options.check_only, "parse and check only; generate nothing");
+  app.add_flag("--check", options.check_only, "report every error code generation would, writing nothing");
   app.add_option("--emit", emit_names, "print a stage's output: ast, types, layout, ir, schedule or cpp (repeatable)")
       ->check(CLI::IsMember({"ast", "types", "layout", "ir", "schedule", "cpp"}))
       ->delimiter(',')
@@ -83,9 +83,10 @@ int main(int argc, char** argv) {
     if (name == "schedule") options.emits.push_back(shardc::EmitKind::schedule);
     if (name == "cpp") options.emits.push_back(shardc::EmitKind::cpp);
   }
-  // --check ends before code generation: what only code generation makes would silently not come.
+  // --check writes and prints nothing of code generation: what only code generation outputs
+  // would silently not come.
   if (options.check_only && shardc::asks_for_code_generation(options)) {
-    std::cerr << "shardc: error: --check stops after checking; it cannot be combined with -o, --emit=ir, "
+    std::cerr << "shardc: error: --check outputs no generated code; it cannot be combined with -o, --emit=ir, "
                  "--emit=schedule, --emit=cpp or --trace-passes\n";
     return kUsageError;
   }
