@@ -173,7 +173,9 @@ int run_command(const RunOptions& o) {
   const int built = run_shell(compile);
   if (interrupted(built)) return stop_interrupted(dir, o.keep);
   if (built != 0) {
-    std::cerr << "\nshardc run: the generated code did not compile; it is kept in " << dir.string() << "; command:\n"
+    // Not "the generated code did not compile": a missing assembler or linker fails here too.
+    std::cerr << "\nshardc run: building failed (the compiler's messages are above); the generated code is kept in "
+              << dir.string() << "; command:\n"
               << compile << "\n";
     return 1;
   }
