@@ -134,8 +134,14 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
   std::string text = "unexpected " + describe_token(offending, file_);
   if (!expected.empty()) text += "; expected " + expected;
   auto d = diags_.error(range_of(file_, offending), text);
-  // A `//` earlier on the same line that was meant as a comment but reads as floor division.
   antlr4::TokenStream* stream = parser->getTokenStream();
+  // A C-style block comment: '/' right before '*'.
+  if (offending->getType() == Lexer::SLASH && stream->LT(1) == offending) {
+    const antlr4::Token* next = stream->LT(2);  // LT fetches it; get() could be past the buffer
+    if (next && next->getType() == Lexer::STAR && next->getStartIndex() == offending->getStopIndex() + 1)
+      d.note("there are no block comments (/* */): start each comment line with //");
+  }
+  // A `//` earlier on the same line that was meant as a comment but reads as floor division.
   for (std::size_t i = offending->getTokenIndex(); i-- > 0;) {
     const antlr4::Token* t = stream->get(i);
     if (t->getLine() != offending->getLine()) break;
