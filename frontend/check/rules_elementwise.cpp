@@ -145,27 +145,30 @@ bool same_sharding(const Type& x, const Type& y) {
   return true;
 }
 
-// jnp.where broadcasts its operands to one sharding only when their shapes differ (a literal
-// case, a condition of fewer dimensions): operands of one shape reach lax.select as they
-// are, and it needs the two cases sharded alike and a non-scalar condition sharded as they are
-// (JAX-RULES.md, explicit mode: select).
-std::optional<RuleError> check_select_shardings(const Type& pred, const Type& on_true, const Type& on_false) {
-  if (on_true.mesh == nullptr || pred.shape() != on_true.shape() || on_false.shape() != on_true.shape())
-    return std::nullopt;
-  const std::string note = "where broadcasts operands of different shapes to one sharding, but passes operands of "
-                           "one shape on as they are: reshard them to one sharding";
-  if (!same_sharding(on_true, on_false))
-    return on_mesh(on_true.mesh, rule_error(ErrorClass::broadcast_mismatch,
-                                            "select cases must have the same shardings, got [" +
-                                                format_spec(*on_true.mesh, on_true.dims) + ", " +
-                                                format_spec(*on_true.mesh, on_false.dims) + "]",
-                                            {note}, 2));
-  if (pred.rank() > 0 && !same_sharding(pred, on_true))
-    return on_mesh(on_true.mesh, rule_error(ErrorClass::broadcast_mismatch,
-                                            "select `which` must be scalar or have the same sharding as cases, got "
-                                            "`which` sharding " + format_spec(*on_true.mesh, pred.dims) +
-                                                " but case sharding " + format_spec(*on_true.mesh, on_true.dims),
-                                            {note}, 0));
+// jnp.where broadcasts its operands to the result's shape with the join of their shardings (the
+// broadcasting rule), but passes an operand that has the result's shape already on as it is,
+// sharding and all; lax.select then needs the two cases sharded alike, and a condition that is
+// not a scalar sharded as they are (JAX-RULES.md, explicit mode: select). `result` is the
+// broadcast type: the shape, and the sharding the other operands get.
+std::optional<RuleError> check_select_shardings(const Type& pred, const Type& on_true, const Type& on_false,
+                                                const Type& result) {
+  if (result.mesh == nullptr) return std::nullopt;
+  const auto as_passed = [&](const Type& t) -> const Type& { return t.shape() == result.shape() ? t : result; };
+  const Type &which = as_passed(pred), &a = as_passed(on_true), &b = as_passed(on_false);
+  const std::string note = "where passes an operand of the result's shape on with its own sharding (it broadcasts "
+                           "only the others): reshard the operands to one sharding";
+  if (!same_sharding(a, b))
+    return on_mesh(result.mesh, rule_error(ErrorClass::broadcast_mismatch,
+                                           "select cases must have the same shardings, got [" +
+                                               format_spec(*result.mesh, a.dims) + ", " +
+                                               format_spec(*result.mesh, b.dims) + "]",
+                                           {note}, &b == &on_false ? 2 : 1));
+  if (pred.rank() > 0 && !same_sharding(which, a))
+    return on_mesh(result.mesh, rule_error(ErrorClass::broadcast_mismatch,
+                                           "select `which` must be scalar or have the same sharding as cases, got "
+                                           "`which` sharding " + format_spec(*result.mesh, which.dims) +
+                                               " but case sharding " + format_spec(*result.mesh, a.dims),
+                                           {note}, 0));
   return std::nullopt;
 }
 
@@ -174,9 +177,14 @@ std::optional<RuleError> check_select_shardings(const Type& pred, const Type& on
 Result<Type> select_op(const Type& pred, const Type& on_true, const Type& on_false) {
   if (pred.dtype != DType::boolean)
     return rule_error(ErrorClass::shape_mismatch, "select needs a bool predicate, got " + to_string(pred), {}, 0);
-  if (auto e = check_select_shardings(pred, on_true, on_false)) return *e;
+  // Operands of one shape reach select without broadcasting, whose sharding rule never runs.
+  const bool one_shape = pred.shape() == on_true.shape() && on_false.shape() == on_true.shape();
+  if (one_shape)
+    if (auto e = check_select_shardings(pred, on_true, on_false, on_true)) return *e;
   auto r = broadcast_nary("select", {pred, on_true, on_false});
   if (!r) return r;
+  if (!one_shape)
+    if (auto e = check_select_shardings(pred, on_true, on_false, *r)) return *e;
   Type t = *r;
   DTypeW d = promote({on_true.dtype, on_true.weak}, {on_false.dtype, on_false.weak});
   t.dtype = d.dtype;
