@@ -210,7 +210,7 @@ Value reshard(Checker& c, const ast::CallExpr& call) {
   if (!a.ok() || !array_arg(c, a, "x")) return Value::error();
   auto spec = c.sharding_list(a["sharding"], a["x"].type.rank(), a.range("sharding"));
   if (!spec) return Value::error();
-  auto t = checked(c, reshard_op(a["x"].type, *spec), a, {"x", "sharding"});
+  auto t = checked(c, reshard_op(a["x"].type, *spec, call.callee.name), a, {"x", "sharding"});
   if (!t) return Value::error();
   if (assert_only && c.mesh() && !c.mesh()->auto_mode && !(*t == a["x"].type)) {
     c.error(call.range, "constrain: " + to_string(a["x"].type) + " does not have sharding " +
@@ -319,7 +319,7 @@ Value arange(Checker& c, const ast::CallExpr& call) {
     if (!require_global_argument(c, a, "out")) return Value::error();
     auto spec = c.sharding_list(a["out"], 1, a.range("out"));
     if (!spec) return Value::error();
-    auto r = checked(c, reshard_op(t, *spec), a, {"start", "out"});
+    auto r = checked(c, reshard_op(t, *spec, "arange"), a, {"start", "out"});
     if (!r) return Value::error();
     t = *r;
     attrs["out"] = *spec;

@@ -313,17 +313,17 @@ Result<Type> dynamic_update_slice_op(const Type& x, const Type& u, int axis) {
   return r;
 }
 
-Result<Type> reshard_op(const Type& x, const std::vector<AxisList>& spec) {
+Result<Type> reshard_op(const Type& x, const std::vector<AxisList>& spec, std::string_view op) {
   if (x.kind != TypeKind::array)
-    return rule_error(ErrorClass::bad_argument, "reshard needs an array, got " + to_string(x), {}, 0);
+    return rule_error(ErrorClass::bad_argument, std::string(op) + " needs an array, got " + to_string(x), {}, 0);
   if (static_cast<int>(spec.size()) != x.rank())
-    return rule_error(ErrorClass::shape_mismatch, "reshard spec has " + std::to_string(spec.size()) +
+    return rule_error(ErrorClass::shape_mismatch, std::string(op) + " spec has " + std::to_string(spec.size()) +
                                                       " entries, but the operand " + to_string(x) + " has rank " +
                                                       std::to_string(x.rank()),
                       {"give one entry per dimension: an axis, (a, b), or None"}, 1);
   Type r = x;
   for (int d = 0; d < x.rank(); ++d) r.dims[d].axes = spec[d];
-  if (auto e = validate_global(r, "reshard's result")) {
+  if (auto e = validate_global(r, std::string(op) + "'s result")) {
     e->operand = 1;
     return *e;
   }

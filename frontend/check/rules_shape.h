@@ -47,7 +47,8 @@ Result<Type> dynamic_index_op(const Type& x);
 Result<Type> dynamic_update_slice_op(const Type& x, const Type& update, int axis);
 
 // reshard(x, spec): same shape and mesh, new sharding (global view only).
-Result<Type> reshard_op(const Type& x, const std::vector<AxisList>& spec);
+// `op` names the operation in messages: reshard, constrain, or arange's out=.
+Result<Type> reshard_op(const Type& x, const std::vector<AxisList>& spec, std::string_view op = "reshard");
 
 // broadcast_to(x, shape): NumPy broadcasting to a static shape; new and stretched dims
 // are replicated, the others keep their sharding.
