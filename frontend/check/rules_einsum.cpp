@@ -180,20 +180,27 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
                                    : "sharded over " + format_axes(*mesh, *a) + " in the lhs and over " +
                                          format_axes(*mesh, *b) + " in the rhs";
       std::vector<std::string> notes;
-      std::string choice = "out=" + format_spec(*mesh, dims) + " all-reduces over " + format_axes(*mesh, *a);
-      // A reduce-scatter choice: the contracted axes move to the first free, divisible output dim.
-      AxisSet used = partial.sharded_axes();
-      if ((used & to_set(*a)) == 0) {
-        std::int64_t p = axes_product(*mesh, *a);
-        for (std::size_t i = 0; i < dims.size(); ++i) {
-          if (!dims[i].axes.empty() || dims[i].size % p != 0) continue;
-          auto scattered = dims;
-          scattered[i].axes = *a;
-          choice += "; out=" + format_spec(*mesh, scattered) + " reduce-scatters over " + format_axes(*mesh, *a);
-          break;
+      if (*a != *b) {
+        // The all-reduce / reduce-scatter choices below would name one operand's axes only.
+        notes.push_back("give the result's sharding with out= (the lowering moves the data it needs), or reshard "
+                        "one operand so that dimension " + std::string(1, c) +
+                        " is split over none of its axes there (it is then all-gathered, and no out= is needed)");
+      } else {
+        std::string choice = "out=" + format_spec(*mesh, dims) + " all-reduces over " + format_axes(*mesh, *a);
+        // A reduce-scatter choice: the contracted axes move to the first free, divisible output dim.
+        AxisSet used = partial.sharded_axes();
+        if ((used & to_set(*a)) == 0) {
+          std::int64_t p = axes_product(*mesh, *a);
+          for (std::size_t i = 0; i < dims.size(); ++i) {
+            if (!dims[i].axes.empty() || dims[i].size % p != 0) continue;
+            auto scattered = dims;
+            scattered[i].axes = *a;
+            choice += "; out=" + format_spec(*mesh, scattered) + " reduce-scatters over " + format_axes(*mesh, *a);
+            break;
+          }
         }
+        notes.push_back(choice);
       }
-      notes.push_back(choice);
       notes.push_back("JAX: Contracting dimensions are sharded and it is ambiguous how the output should be sharded. "
                       "Please specify the output sharding via the out_sharding parameter");
       return on_mesh(mesh, rule_error(ErrorClass::einsum_ambiguous,
