@@ -26,7 +26,9 @@ RuleError unsupported_reshape(const Type& x, const std::vector<std::int64_t>& si
                                     0));
 }
 
-std::optional<RuleError> divisible_after_change(std::string_view op, const Type& x, int d, std::int64_t out) {
+// `result` is the op's result type (its sharding aside), for the message's output shape.
+std::optional<RuleError> divisible_after_change(std::string_view op, const Type& x, int d, std::int64_t out,
+                                                const Type& result) {
   if (x.local || x.dims[d].axes.empty()) return std::nullopt;
   std::int64_t p = axes_product(*x.mesh, x.dims[d].axes);
   if (out % p == 0) return std::nullopt;
@@ -35,7 +37,7 @@ std::optional<RuleError> divisible_after_change(std::string_view op, const Type&
                             std::string(op) + " on sharded dims where out dim (" + std::to_string(out) +
                                 ") is not divisible by mesh axes (" + std::to_string(p) + ") with spec (" +
                                 format_axes(*x.mesh, x.dims[d].axes) + ") is not implemented. Got input type=" +
-                                to_string(x),
+                                to_string(x) + " and output shape=" + sizes_string(result.shape()),
                             {"the result keeps the operand's sharding, so each of its sharded dims must still split "
                              "evenly; reshard dimension " + std::to_string(d) + " to None first"},
                             0));
@@ -228,6 +230,9 @@ Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl) {
                                                     to_string(x));
   Type r = x;
   r.dims.clear();
+  // The first sharded dimension that would not split evenly: reported once the result is known.
+  std::optional<std::pair<int, std::int64_t>> uneven;
+  const char* uneven_op = "slicing";
   for (int d = 0; d < x.rank(); ++d) {
     const std::int64_t n = x.dims[d].size;
     if (d >= static_cast<int>(sl.size())) {
@@ -242,7 +247,8 @@ Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl) {
                                                         std::to_string(d) + " of size " + std::to_string(n) + " in " +
                                                         to_string(x),
                           {"static indices must lie in [-size, size)"});
-      if (auto e = divisible_after_change("indexing", x, d, 1)) return *e;
+      if (!uneven && !x.dims[d].axes.empty() && axes_product(*x.mesh, x.dims[d].axes) != 1)
+        uneven = {d, 1}, uneven_op = "indexing";
       continue;
     }
     if (s.step <= 0)
@@ -258,10 +264,12 @@ Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl) {
                         {"static slices must satisfy 0 <= begin <= end <= size (negative bounds count from the end); "
                          "they never clamp"});
     std::int64_t out = shard::slice_count(b, e, s.step);
-    if (out != n)
-      if (auto err = divisible_after_change("slicing", x, d, out)) return *err;
+    if (out != n && !uneven && !x.dims[d].axes.empty() && out % axes_product(*x.mesh, x.dims[d].axes) != 0)
+      uneven = {d, out}, uneven_op = "slicing";
     r.dims.push_back(Dim{out, x.dims[d].axes});
   }
+  if (uneven)
+    if (auto err = divisible_after_change(uneven_op, x, uneven->first, uneven->second, r)) return *err;
   return r;
 }
 
@@ -274,19 +282,19 @@ Result<Type> dynamic_slice_op(const Type& x, int axis, std::int64_t size) {
                                                     " of size " + std::to_string(x.dims[axis].size) + " in " +
                                                     to_string(x),
                       {"the size must be static and at most the dimension's size (starts clamp, sizes do not)"});
-  if (size != x.dims[axis].size)
-    if (auto e = divisible_after_change("dynamic_slice", x, axis, size)) return *e;
   Type r = x;
   r.dims[axis].size = size;
+  if (size != x.dims[axis].size)
+    if (auto e = divisible_after_change("dynamic_slice", x, axis, size, r)) return *e;
   return r;
 }
 
 Result<Type> dynamic_index_op(const Type& x) {
   if (x.kind != TypeKind::array || x.rank() == 0)
     return rule_error(ErrorClass::bad_argument, "only arrays of rank 1 or more can be indexed, got " + to_string(x), {}, 0);
-  if (auto e = divisible_after_change("indexing", x, 0, 1)) return *e;
   Type r = x;
   r.dims.erase(r.dims.begin());
+  if (auto e = divisible_after_change("indexing", x, 0, 1, r)) return *e;
   return r;
 }
 
