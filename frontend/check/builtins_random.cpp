@@ -50,7 +50,7 @@ Value split_array(Checker& c, const ast::CallExpr& call, const Args& a) {
   }
   std::vector<SliceDim> dims(*axis + 1);
   dims[*axis] = SliceDim{0, size / *n, 1, false};
-  auto part = checked(c, slice_op(a["x"].type, dims), a, {"x"});
+  auto part = checked(c, slice_op(a["x"].type, dims, "split"), a, {"x"});
   if (!part) return Value::error();
   Value v;
   v.kind = Value::Kind::seq;

@@ -221,7 +221,7 @@ SliceBounds slice_bounds(const Type& x, const std::vector<SliceDim>& dims) {
   return b;
 }
 
-Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl) {
+Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl, const char* op) {
   if (x.kind != TypeKind::array)
     return rule_error(ErrorClass::bad_argument, "only arrays can be indexed, got " + to_string(x), {}, 0);
   if (static_cast<int>(sl.size()) > x.rank())
@@ -232,7 +232,7 @@ Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl) {
   r.dims.clear();
   // The first sharded dimension that would not split evenly: reported once the result is known.
   std::optional<std::pair<int, std::int64_t>> uneven;
-  const char* uneven_op = "slicing";
+  const char* uneven_op = op;
   for (int d = 0; d < x.rank(); ++d) {
     const std::int64_t n = x.dims[d].size;
     if (d >= static_cast<int>(sl.size())) {
@@ -265,7 +265,7 @@ Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl) {
                          "they never clamp"});
     std::int64_t out = shard::slice_count(b, e, s.step);
     if (out != n && !uneven && !x.dims[d].axes.empty() && out % axes_product(*x.mesh, x.dims[d].axes) != 0)
-      uneven = {d, out}, uneven_op = "slicing";
+      uneven = {d, out}, uneven_op = op;
     r.dims.push_back(Dim{out, x.dims[d].axes});
   }
   if (uneven)

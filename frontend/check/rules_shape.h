@@ -31,8 +31,9 @@ struct SliceDim {
   std::int64_t step = 1;
   bool index = false;
 };
-// Fewer SliceDims than the rank keep the trailing dims whole.
-Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& dims);
+// Fewer SliceDims than the rank keep the trailing dims whole. `op` names the operation in the
+// divisibility error (JAX's variants: slicing, split).
+Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& dims, const char* op = "slicing");
 // What the `slice` op records of a slice that slice_op accepted: per dimension of x its start,
 // limit and step (negative bounds normalised, trailing dims whole), and the indexed dims.
 struct SliceBounds {
