@@ -14,6 +14,7 @@
 #include "codegen/embedded_templates.h"
 #include "codegen/header_macros.h"
 #include "codegen/overwritten_fills.h"
+#include "codegen/wrap_lines.h"
 #include "frontend/internal_error.h"
 
 namespace shardc::codegen {
@@ -118,6 +119,42 @@ std::string ints_text(const std::vector<std::int64_t>& v) {
   std::string s = "{";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + int_text(v[i]);
   return s + "}";
+}
+
+// Mustache's "standalone" rule, which kainjow implements only for sections that render: an empty
+// section leaves its tag lines behind as a blank line (a function without parameters, a body
+// not cut into parts). A line holding nothing but a section tag ({{#x}}, {{/x}}, {{^x}}) is
+// joined to the next line, which then starts with the tag, unless that line is blank: kainjow
+// drops the newline right after an opening tag, and a section that starts with a blank line
+// (one between functions) keeps its tag line, the blank it leaves when empty being collapsed
+// after rendering.
+std::string standalone_tags_joined(const std::string& text) {
+  std::vector<std::string_view> lines;
+  for (std::size_t begin = 0; begin < text.size();) {
+    std::size_t end = text.find('\n', begin);
+    end = end == std::string::npos ? text.size() : end + 1;
+    lines.emplace_back(text.data() + begin, end - begin);
+    begin = end;
+  }
+  const auto blank = [](std::string_view line) { return line.find_first_not_of(" \t\n") == std::string_view::npos; };
+  const auto tag_only = [](std::string_view line) {
+    const auto first = line.find_first_not_of(" \t"), last = line.find_last_not_of(" \t\n");
+    if (first == std::string_view::npos || last == std::string_view::npos || last < first + 4) return false;
+    const std::string_view tag = line.substr(first, last + 1 - first);
+    return tag.starts_with("{{") && tag.ends_with("}}") && std::string_view("#/^").find(tag[2]) != std::string_view::npos &&
+           tag.find("}}") == tag.size() - 2;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view line = lines[i];
+    if (tag_only(line) && i + 1 < lines.size() && !blank(lines[i + 1])) {
+      const auto first = line.find_first_not_of(" \t"), last = line.find_last_not_of(" \t\n");
+      out.append(line.substr(first, last + 1 - first));
+    } else {
+      out.append(line);
+    }
+  }
+  return out;
 }
 
 std::string double_text(double d) {
@@ -759,17 +796,16 @@ GeneratedFiles CppEmitter::emit() {
   ctx.set("parameterless", parameterless);
 
   auto render = [&](const std::string& text, const char* what) {
-    mu::mustache tmpl(text);
+    mu::mustache tmpl(standalone_tags_joined(text));
     SHARDC_ASSERT(tmpl.is_valid(), std::string("template ") + what + ": " + tmpl.error_message());
     tmpl.set_custom_escape([](const std::string& s) { return s; });
     std::string r = tmpl.render(ctx);
     SHARDC_ASSERT(tmpl.is_valid(), std::string("template ") + what + ": " + tmpl.error_message());
-    // kainjow leaves the line of an empty section's tags behind as a blank line (a function
-    // without parameters, a body not cut into parts): keep one blank line in a row.
+    // At most one blank line in a row (an empty section whose tag line was kept leaves one).
     std::string tidy;
     for (char c : r)
       if (c != '\n' || !tidy.ends_with("\n\n")) tidy += c;
-    return tidy;
+    return wrap_long_lines(tidy);
   };
   return {render(templates::module_header(), "module.shard.h"), render(templates::module_source(), "module.shard.cpp")};
 }
