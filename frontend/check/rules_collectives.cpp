@@ -219,6 +219,48 @@ Result<Type> ragged_all_to_all_op(const std::vector<Type>& a, const AxisList& ax
   return r;
 }
 
+namespace {
+
+// A spec as JAX prints a PartitionSpec: P('X', None), P(('X', 'Y'),), P().
+std::string partition_spec(const Mesh& m, const std::vector<Dim>& dims) {
+  std::size_t used = dims.size();
+  while (used > 0 && dims[used - 1].axes.empty()) --used;  // JAX's P() omits trailing Nones
+  std::string s = "P(";
+  for (std::size_t d = 0; d < used; ++d) {
+    const AxisList& axes = dims[d].axes;
+    std::string entry = axes.empty() ? "None" : "";
+    for (std::size_t k = 0; k < axes.size(); ++k) entry += (k ? ", '" : "'") + m.axis_names.at(axes[k]) + "'";
+    if (axes.size() > 1) entry = "(" + entry + ")";
+    s += (d ? ", " : "") + entry;
+  }
+  return s + ")";
+}
+
+std::string quoted_axis_set(const Mesh& m, AxisSet set) {
+  std::string s;
+  for (std::size_t a = 0; a < m.axis_names.size(); ++a)
+    if (set & (AxisSet{1} << a)) s += (s.empty() ? "'" : ", '") + m.axis_names[a] + "'";
+  return "{" + s + "}";
+}
+
+// JAX's two wordings (jax.shard_map's replication check): an out spec naming no axis, and one
+// naming some.
+std::string jax_vma_message(const Mesh& m, const Type& out, AxisSet extra, AxisSet varying) {
+  const std::string spec = partition_spec(m, out.dims);
+  if (out.sharded_axes() == 0 && (extra & (extra - 1)) == 0) {
+    std::string axis;
+    for (std::size_t a = 0; a < m.axis_names.size(); ++a)
+      if (extra & (AxisSet{1} << a)) axis = m.axis_names[a];
+    return "out_specs is " + spec + " which implies that the corresponding output value is replicated across mesh axis '" +
+           axis + "', but could not infer replication over any axes";
+  }
+  return "out_specs is " + spec + " which implies that the corresponding output value is only varying across mesh axes " +
+         quoted_axis_set(m, out.sharded_axes()) + " and not " + quoted_axis_set(m, extra) +
+         ", but it was inferred to be possibly varying over " + quoted_axis_set(m, varying);
+}
+
+}  // namespace
+
 std::optional<RuleError> check_output(const Type& block, const Type& out, int index, bool checked) {
   Type expect = block_type(out);
   std::string which = "result " + std::to_string(index);
@@ -237,9 +279,7 @@ std::optional<RuleError> check_output(const Type& block, const Type& out, int in
   return rule_error(ErrorClass::vma_output,
                     "shard_map " + which + " may vary over mesh axes " + format_axis_set(m, extra) +
                         ", but its out type " + to_string(out) + " is replicated over them",
-                    {"JAX: out_specs " + format_spec(m, out.dims) +
-                         " implies that the output is replicated across mesh axes " + format_axis_set(m, extra) +
-                         ", but it was inferred to be possibly varying over " + format_axis_set(m, block.varying),
+                    {"JAX: " + jax_vma_message(m, out, extra, block.varying),
                      "reduce over those axes first (psum, pmean, all_gather_invariant), shard the out type over "
                      "them, or declare the shard_map `unchecked` (JAX: check_vma=False)"});
 }
