@@ -266,11 +266,19 @@ CppEmitter::Body CppEmitter::function_body(const Function& f) {
   // the others.
   enum class Which { all, params, others };
   auto statements = [&](std::size_t begin, std::size_t end, Which which, std::vector<std::string>& lines) {
+    std::uint32_t commented_line = 0;  // the .shard line named last in these lines
     for (index_ = begin; index_ < end; ++index_) {
-      const bool param = f.body[index_]->kind() == OpKind::param;
+      const Instr& instr = *f.body[index_];
+      const bool param = instr.kind() == OpKind::param;
       if ((which == Which::params && !param) || (which == Which::others && param)) continue;
+      const std::string text = statement(f, instr);
+      // Each run of statements from one .shard line is headed by that line (not counted below).
+      if (!text.empty() && instr.range().valid() && instr.range().begin.line != commented_line) {
+        commented_line = instr.range().begin.line;
+        lines.push_back(source_comment(instr.range()));
+      }
       const std::size_t before = lines.size();
-      std::istringstream split(statement(f, *f.body[index_]));
+      std::istringstream split(text);
       for (std::string line; std::getline(split, line);) lines.push_back(line);
       std::string released;
       for (ValueId r : uses.released_after(index_)) released += (released.empty() ? "" : ", ") + name(f, r);
@@ -328,6 +336,18 @@ CppEmitter::Body CppEmitter::function_body(const Function& f) {
   read_ = nullptr;
   parts_ = nullptr;
   return body;
+}
+
+std::string CppEmitter::source_comment(const SourceRange& range) const {
+  std::string comment = "// line " + std::to_string(range.begin.line);
+  const SourceFile* file = diags_.sources().find(range.file);
+  if (!file) return comment;
+  std::string text(file->line_text(range.begin.line));
+  text.erase(0, std::min(text.size(), text.find_first_not_of(" \t")));
+  while (!text.empty() && (text.back() == '\\' || text.back() == ' ' || text.back() == '\r')) text.pop_back();
+  constexpr std::size_t kShown = 80;  // a long line is cut: the comment points, it does not quote
+  if (text.size() > kShown) text = text.substr(0, kShown) + " ...";
+  return text.empty() ? comment : comment + ": " + text;
 }
 
 std::string CppEmitter::declare(const Function& f, ValueId v, const std::string& type) const {

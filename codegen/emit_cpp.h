@@ -63,6 +63,8 @@ class CppEmitter {
   // "TYPE NAME" for the statement defining v; "NAME" when v's part assigns what the caller declared.
   std::string declare(const Function& f, ValueId v, const std::string& type) const;
   std::string statement(const Function& f, const Instr& instr);
+  // "// line 12: let y = x @ w;": where an instruction comes from, for a reader of the C++.
+  std::string source_comment(const SourceRange& range) const;
   std::string name(const Function& f, ValueId id) const;
   std::string axes(const Function& f, const AxisList& axes) const;
   std::string spec(const Function& f, const std::vector<AxisList>& spec) const;
