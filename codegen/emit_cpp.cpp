@@ -346,7 +346,11 @@ std::string CppEmitter::source_comment(const SourceRange& range) const {
   text.erase(0, std::min(text.size(), text.find_first_not_of(" \t")));
   while (!text.empty() && (text.back() == '\\' || text.back() == ' ' || text.back() == '\r')) text.pop_back();
   constexpr std::size_t kShown = 80;  // a long line is cut: the comment points, it does not quote
-  if (text.size() > kShown) text = text.substr(0, kShown) + " ...";
+  if (text.size() > kShown) {
+    text.resize(kShown);
+    while (text.back() == ' ') text.pop_back();
+    text += " ...";
+  }
   return text.empty() ? comment : comment + ": " + text;
 }
 
