@@ -54,9 +54,25 @@ Value binary(Checker& c, const ast::CallExpr& call) {
     c.error(call.range, "arithmetic on bool: pow of bools");
     return Value::error();
   }
-  auto t = checked(c, binary_op(call.callee.name, BinaryKind::arithmetic, a["a"].type, a["b"].type), a, {"a", "b"});
+  // Only static numbers: the call is a rank-0 runtime array on the function's mesh (section 4),
+  // as a unary function of one is, not a value of no mesh.
+  Value x = a["a"];
+  if (x.is_static_scalar() && a["b"].is_static_scalar()) x = c.materialize(x, call);
+  auto t = checked(c, binary_op(call.callee.name, BinaryKind::arithmetic, x.type, a["b"].type), a, {"a", "b"});
   if (!t || !literals_fit(c, a, {"a", "b"}, t->dtype)) return Value::error();
-  return c.emit(call.callee.name, call, {a["a"], a["b"]}, *t);
+  // A static exponent makes JAX's power an integer_pow, which refuses a negative one for an
+  // integer base (an array exponent wraps instead: docs/language.md section 6.7).
+  if (call.callee.name == "pow" && shard::is_integer(t->dtype) && a["b"].is_static_scalar()) {
+    const auto* e = a["b"].type.value ? std::get_if<std::int64_t>(&*a["b"].type.value) : nullptr;
+    if (e && *e < 0) {
+      c.error(a.range("b"), "Integers cannot be raised to negative powers: pow of " + std::string(shard::dtype_name(t->dtype)) + " by " +
+                                std::to_string(*e))
+          .note("JAX: jnp.power with a static exponent is lax.integer_pow, which raises this TypeError; convert "
+                "the base to a float with astype, or pass the exponent as an array");
+      return Value::error();
+    }
+  }
+  return c.emit(call.callee.name, call, {x, a["b"]}, *t);
 }
 
 Value where(Checker& c, const ast::CallExpr& call) {
@@ -64,9 +80,13 @@ Value where(Checker& c, const ast::CallExpr& call) {
   if (!a.ok()) return Value::error();
   for (auto p : {"cond", "a", "b"})
     if (!c.need_array(a[p], a.range(p), p)) return Value::error();
-  auto t = checked(c, select_op(a["cond"].type, a["a"].type, a["b"].type), a, {"cond", "a", "b"});
+  // Only static values: a rank-0 runtime array on the function's mesh, as in binary().
+  Value cond = a["cond"];
+  if (cond.is_static_scalar() && a["a"].is_static_scalar() && a["b"].is_static_scalar())
+    cond = c.materialize(cond, call);
+  auto t = checked(c, select_op(cond.type, a["a"].type, a["b"].type), a, {"cond", "a", "b"});
   if (!t || !literals_fit(c, a, {"a", "b"}, t->dtype)) return Value::error();
-  return c.emit("select", call, {a["cond"], a["a"], a["b"]}, *t);
+  return c.emit("select", call, {cond, a["a"], a["b"]}, *t);
 }
 
 Value astype(Checker& c, const ast::CallExpr& call) {
