@@ -735,6 +735,7 @@ GeneratedFiles CppEmitter::emit() {
       device_args += ", " + arg + ".block(dev.id())";
     }
     comment += ") -> ";
+    std::string results_text;
     mu::data results{mu::data::type::list};
     std::string return_value;
     for (std::size_t i = 0; i < f.result_types.size(); ++i) {
@@ -757,10 +758,12 @@ GeneratedFiles CppEmitter::emit() {
       for (const check::Dim& dim : t.dims) s.push_back(dim.axes);
       rd.set("spec", spec(f, s));
       results.push_back(rd);
-      comment += (i ? ", " : "") + check::to_string(t);
+      results_text += (i ? ", " : "") + check::to_string(t);
       device_sig += (i ? ", Tensor" : "Tensor");
       return_value += (i ? ", std::move(result" : "std::move(result") + std::to_string(i) + ")";
     }
+    // As the .shard file writes it, with the mesh (how many devices a Runtime needs).
+    comment += (f.result_types.size() == 1 ? results_text : "(" + results_text + ")") + " on " + f.mesh->name;
     device_sig += "> " + fname + "_device([[maybe_unused]] shard::Device& dev";  // unused without collectives
     for (std::size_t i = 0; i < f.param_types.size(); ++i) device_sig += ", const Tensor& in" + std::to_string(i);
     device_sig += ")";
