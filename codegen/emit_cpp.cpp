@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -79,8 +80,6 @@ std::string identifier(std::string name) {
   return name;
 }
 
-// Where parameter i of f is declared (its param instruction), and where result i is computed
-// (the instruction that produces it): for messages about the function's boundary.
 // C++ that calls an entry point (`call`) and hands its results out as the
 // std::vector<shard::Array> of all_functions() and parameterless_functions(): one result is
 // moved in, a tuple unpacked into it (the prelude's result_vector).
@@ -90,6 +89,8 @@ std::string results_as_vector(const Function& f, const std::string& call) {
              : "std::apply([](auto&&... r) { return p::result_vector(std::move(r)...); }, " + call + ")";
 }
 
+// Where parameter i of f is declared (its param instruction), and where result i is computed
+// (the instruction that produces it): for messages about the function's boundary.
 SourceRange param_range(const Function& f, std::size_t i) {
   for (const InstrPtr& instr : f.body)
     if (instr->kind() == OpKind::param && instr->int_attr("index") == static_cast<std::int64_t>(i)) return instr->range();
@@ -137,22 +138,20 @@ std::string standalone_tags_joined(const std::string& text) {
     begin = end;
   }
   const auto blank = [](std::string_view line) { return line.find_first_not_of(" \t\n") == std::string_view::npos; };
-  const auto tag_only = [](std::string_view line) {
+  // The line's section tag without its indentation and newline, if the line holds nothing else.
+  const auto lone_tag = [](std::string_view line) -> std::optional<std::string_view> {
     const auto first = line.find_first_not_of(" \t"), last = line.find_last_not_of(" \t\n");
-    if (first == std::string_view::npos || last == std::string_view::npos || last < first + 4) return false;
+    if (first == std::string_view::npos || last == std::string_view::npos || last < first + 4) return std::nullopt;
     const std::string_view tag = line.substr(first, last + 1 - first);
-    return tag.starts_with("{{") && tag.ends_with("}}") && std::string_view("#/^").find(tag[2]) != std::string_view::npos &&
-           tag.find("}}") == tag.size() - 2;
+    const bool section = std::string_view("#/^").find(tag[2]) != std::string_view::npos;
+    if (!tag.starts_with("{{") || !tag.ends_with("}}") || !section || tag.find("}}") != tag.size() - 2)
+      return std::nullopt;
+    return tag;
   };
   std::string out;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string_view line = lines[i];
-    if (tag_only(line) && i + 1 < lines.size() && !blank(lines[i + 1])) {
-      const auto first = line.find_first_not_of(" \t"), last = line.find_last_not_of(" \t\n");
-      out.append(line.substr(first, last + 1 - first));
-    } else {
-      out.append(line);
-    }
+    const auto tag = lone_tag(lines[i]);
+    out.append(tag && i + 1 < lines.size() && !blank(lines[i + 1]) ? *tag : lines[i]);
   }
   return out;
 }

@@ -56,6 +56,12 @@ std::optional<std::string> read_input(const std::string& path, std::istream& in,
 
 namespace {
 
+// A plain `shardc FILE...` (no --check, --emit or -o) writes the generated files into the
+// current folder.
+bool writes_to_current_folder(const DriverOptions& options) {
+  return options.emits.empty() && !options.check_only && !asks_for_code_generation(options);
+}
+
 // parse -> [--emit=ast] -> check -> [--emit=types|layout] -> [code generation]
 void run_file(const std::string& path, const DriverOptions& options, std::istream& in, std::ostream& out,
               Diagnostics& diags) {
@@ -78,9 +84,8 @@ void run_file(const std::string& path, const DriverOptions& options, std::istrea
   // Code generation (codegen/generate.h) for -o, --emit=ir|schedule|cpp, or a plain `shardc FILE`
   // (which writes to the current folder); --check runs it too, writing nothing, so that it
   // reports every error a build would (a key parameter, which the C++ API cannot take, say).
-  const bool asks = asks_for_code_generation(options);
-  const bool plain = options.emits.empty() && !asks && !options.check_only;
-  if (!plain && !asks && !options.check_only) return;
+  const bool plain = writes_to_current_folder(options);
+  if (!plain && !asks_for_code_generation(options) && !options.check_only) return;
   codegen::GenerateRequest request;
   request.check_only = options.check_only;
   for (EmitKind kind : options.emits) {
@@ -124,6 +129,7 @@ namespace {
 bool inputs_clash(const DriverOptions& options, std::ostream& err) {
   std::map<std::string, std::string> modules;
   bool clash = false, stdin_seen = false;
+  const bool writes_files = options.output_dir || writes_to_current_folder(options);
   for (const std::string& path : options.inputs) {
     if (path == "-") {
       if (stdin_seen) {
@@ -132,9 +138,7 @@ bool inputs_clash(const DriverOptions& options, std::ostream& err) {
       }
       stdin_seen = true;
     }
-    // Files are written with -o, and by a plain `shardc FILE...` into the current folder.
-    const bool plain = options.emits.empty() && !options.check_only && !asks_for_code_generation(options);
-    if (!options.output_dir && !plain) continue;
+    if (!writes_files) continue;
     auto [it, fresh] = modules.emplace(module_name_for_file(path), path);
     if (!fresh && path != "-") {
       err << "shardc: error: '" << it->second << "' and '" << path << "' are both module '" << it->first

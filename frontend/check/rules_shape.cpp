@@ -230,9 +230,14 @@ Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl, const char
                                                     to_string(x));
   Type r = x;
   r.dims.clear();
-  // The first sharded dimension that would not split evenly: reported once the result is known.
-  std::optional<std::pair<int, std::int64_t>> uneven;
-  const char* uneven_op = op;
+  // Each dimension the op shrinks (an index to 1, a slice to `out`), checked by
+  // divisible_after_change once the result, which its message shows, is known.
+  struct Change {
+    int dim;
+    std::int64_t out;
+    const char* op;
+  };
+  std::vector<Change> changed;
   for (int d = 0; d < x.rank(); ++d) {
     const std::int64_t n = x.dims[d].size;
     if (d >= static_cast<int>(sl.size())) {
@@ -247,8 +252,7 @@ Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl, const char
                                                         std::to_string(d) + " of size " + std::to_string(n) + " in " +
                                                         to_string(x),
                           {"static indices must lie in [-size, size)"});
-      if (!uneven && !x.dims[d].axes.empty() && axes_product(*x.mesh, x.dims[d].axes) != 1)
-        uneven = {d, 1}, uneven_op = "indexing";
+      changed.push_back({d, 1, "indexing"});
       continue;
     }
     if (s.step <= 0)
@@ -264,12 +268,11 @@ Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl, const char
                         {"static slices must satisfy 0 <= begin <= end <= size (negative bounds count from the end); "
                          "they never clamp"});
     std::int64_t out = shard::slice_count(b, e, s.step);
-    if (out != n && !uneven && !x.dims[d].axes.empty() && out % axes_product(*x.mesh, x.dims[d].axes) != 0)
-      uneven = {d, out}, uneven_op = op;
+    if (out != n) changed.push_back({d, out, op});
     r.dims.push_back(Dim{out, x.dims[d].axes});
   }
-  if (uneven)
-    if (auto err = divisible_after_change(uneven_op, x, uneven->first, uneven->second, r)) return *err;
+  for (const Change& c : changed)
+    if (auto err = divisible_after_change(c.op, x, c.dim, c.out, r)) return *err;
   return r;
 }
 
