@@ -65,8 +65,8 @@ Value binary(Checker& c, const ast::CallExpr& call) {
   if (call.callee.name == "pow" && shard::is_integer(t->dtype) && a["b"].is_static_scalar()) {
     const auto* e = a["b"].type.value ? std::get_if<std::int64_t>(&*a["b"].type.value) : nullptr;
     if (e && *e < 0) {
-      c.error(a.range("b"), "Integers cannot be raised to negative powers: pow of " + std::string(shard::dtype_name(t->dtype)) + " by " +
-                                std::to_string(*e))
+      c.error(a.range("b"), "Integers cannot be raised to negative powers: pow of " +
+                                std::string(shard::dtype_name(t->dtype)) + " by " + std::to_string(*e))
           .note("JAX: jnp.power with a static exponent is lax.integer_pow, which raises this TypeError; convert "
                 "the base to a float with astype, or pass the exponent as an array");
       return Value::error();
@@ -115,8 +115,7 @@ ReduceKind reduce_kind(std::string_view n) {
 Value reduce(Checker& c, const ast::CallExpr& call) {
   const std::string& n = call.callee.name;
   bool arg = n == "argmax" || n == "argmin";
-  // argmax/argmin take one axis; the other reductions' axis=None reduces every dimension.
-  Args a(c, call);
+  Args a(c, call);  // argmax/argmin take one axis; the others' axis=None reduces every dimension
   if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x", false)) return Value::error();
   const Type& x = a["x"].type;
   std::vector<int> axes;
@@ -260,7 +259,8 @@ Value matmul(Checker& c, const ast::CallExpr& call) {
 BuiltinList math_builtins() {
   BuiltinList l;
   const Builtin one_operand{unary, {{"x"}, 1}};
-  for (auto n : {"abs", "sign", "square", "relu", "floor", "ceil", "round", "logical_not"}) l.emplace_back(n, one_operand);
+  for (auto n : {"abs", "sign", "square", "relu", "floor", "ceil", "round", "logical_not"})
+    l.emplace_back(n, one_operand);
   for (auto n : kFloatUnary) l.emplace_back(n, one_operand);
   for (auto n : {"maximum", "minimum", "pow"}) l.emplace_back(n, Builtin{binary, {{"a", "b"}, 2}});
   l.emplace_back("where", Builtin{where, {{"cond", "a", "b"}, 3}});

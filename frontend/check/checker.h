@@ -82,6 +82,10 @@ class Checker {
 
   // Calls of the module's own functions (fn inlined; func / shard_map as calls).
   Value call_function(const ast::CallExpr& call, const ast::FunctionDecl& callee);
+  // The argument expression of each parameter of `callee` (checker_calls.cpp); nullopt, with
+  // the error reported, when a keyword names no parameter or the count does not fit.
+  std::optional<std::vector<const ast::Expr*>> bind_arguments(const ast::CallExpr& call,
+                                                              const ast::FunctionDecl& callee);
 
   // Why a value is not static, for the "expected a static value" note.
   static std::string describe_dynamic(const Value& v);
@@ -138,9 +142,6 @@ class Checker {
   void exec_if(const ast::IfStmt& s);
   // Name resolution of code that is not traced (checker_untaken.cpp): the branch an `if`
   // does not take, the body of a loop of no iterations, and fn helpers no trace reaches.
-  // The argument expression of each parameter of `callee` (checker_calls.cpp); nullopt, with
-  // the error reported, when a keyword names no parameter or the count does not fit.
-  std::optional<std::vector<const ast::Expr*>> bind_arguments(const ast::CallExpr& call, const ast::FunctionDecl& callee);
   void resolve_untaken_branch(const ast::Stmt& branch);
   void resolve_unrun_loop_body(const ast::ForStmt& loop);
   void resolve_untraced_fns();

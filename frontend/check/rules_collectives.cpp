@@ -251,11 +251,12 @@ std::string jax_vma_message(const Mesh& m, const Type& out, AxisSet extra, AxisS
     std::string axis;
     for (std::size_t a = 0; a < m.axis_names.size(); ++a)
       if (extra & (AxisSet{1} << a)) axis = m.axis_names[a];
-    return "out_specs is " + spec + " which implies that the corresponding output value is replicated across mesh axis '" +
-           axis + "', but could not infer replication over any axes";
+    return "out_specs is " + spec +
+           " which implies that the corresponding output value is replicated across mesh axis '" + axis +
+           "', but could not infer replication over any axes";
   }
-  return "out_specs is " + spec + " which implies that the corresponding output value is only varying across mesh axes " +
-         quoted_axis_set(m, out.sharded_axes()) + " and not " + quoted_axis_set(m, extra) +
+  return "out_specs is " + spec +
+         " which implies that the corresponding output value is only varying across mesh axes " + quoted_axis_set(m, out.sharded_axes()) + " and not " + quoted_axis_set(m, extra) +
          ", but it was inferred to be possibly varying over " + quoted_axis_set(m, varying);
 }
 

@@ -2,12 +2,11 @@
 
 #include <sys/wait.h>
 
-#include <cerrno>
-#include <csignal>
-
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

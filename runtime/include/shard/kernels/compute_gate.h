@@ -13,8 +13,9 @@ namespace shard::kernels {
 
 // A mutex and a condition variable, not std::counting_semaphore: the semaphore of GCC 12's
 // libstdc++ (Debian 12) can miss a wake-up and leave an acquirer asleep with a permit free
-// (a known libstdc++ bug, fixed in later GCCs). It hung `shardc run` of explicit_matmul's `main` on a fresh machine:
-// one device asleep in acquire(), the seven others waiting for it in a collective.
+// (a known libstdc++ bug, fixed in later GCCs). It hung `shardc run` of explicit_matmul's
+// `main` on a fresh machine: one device asleep in acquire(), the seven others waiting for it
+// in a collective.
 class ComputeGate {
  public:
   explicit ComputeGate(int permits) : free_(permits) {}
