@@ -7,6 +7,7 @@
 
 #include "codegen/lowering_support.h"
 #include "frontend/check/dtype_rules.h"
+#include "frontend/check/reshape_layout.h"
 #include "frontend/internal_error.h"
 
 namespace shardc::codegen {
@@ -103,8 +104,7 @@ class SpmdLowering {
           return true;
       return false;
     }
-    if (n == "dynamic_slice" || n == "dynamic_update_slice" || n == "dynamic_index" || n == "reshape" ||
-        n == "split" || n == "stack" || n == "top_k")
+    if (n == "dynamic_slice" || n == "dynamic_update_slice" || n == "dynamic_index" || n == "split" || n == "stack" || n == "top_k")
       return any_sharded(x) || (op.inputs.size() > 1 && !val(op.inputs[1]).spec.empty() && any_sharded(val(op.inputs[1])));
     if (n == "roll" || n == "softmax" || n == "concat") return sharded(x, attr_int("axis"));
     if (n == "reduce_prod" || n == "reduce_argmax" || n == "reduce_argmin") {
@@ -222,7 +222,45 @@ class SpmdLowering {
     return true;
   }
 
+  // The operand layout from which every device reshapes its own block into its block of the
+  // result: per group of dimensions (check::reshape_groups), the result's axes, which must
+  // give contiguous blocks, spread over the operand's dimensions as a split would spread them.
+  // nullopt: no layout does (the result's blocks are not contiguous runs, or the axes do not
+  // divide the operand's dimensions in turn).
+  //   f32[16@(X,Y)] -> [2@X, 8@Y]: [(X,Y)], the operand's own
+  //   f32[4@X, 4@Y] -> [16@(X,Y)] with X=Y=2: [(X,Y), None], which a reshard makes first
+  std::optional<std::vector<AxisList>> block_reshape_layout(const Value& x, const Value& r) const {
+    std::vector<AxisList> layout = replicated_spec(static_cast<int>(x.global_shape.size()));
+    std::vector<bool> grouped(r.global_shape.size(), false);
+    for (const check::ReshapeGroup& g : check::reshape_groups(x.global_shape, r.global_shape)) {
+      std::vector<std::int64_t> old_sizes, new_sizes;
+      std::vector<AxisList> new_specs;
+      for (int d : g.old_dims) old_sizes.push_back(x.global_shape[static_cast<std::size_t>(d)]);
+      for (int d : g.new_dims) {
+        new_sizes.push_back(r.global_shape[static_cast<std::size_t>(d)]);
+        new_specs.push_back(r.spec[static_cast<std::size_t>(d)]);
+        grouped[static_cast<std::size_t>(d)] = true;
+      }
+      const AxisList axes = check::concatenated(new_specs);
+      if (axes.empty()) continue;
+      if (check::spread_axes(*f_.mesh, axes, new_sizes) != new_specs) return std::nullopt;
+      auto old_specs = check::spread_axes(*f_.mesh, axes, old_sizes);
+      if (!old_specs) return std::nullopt;
+      for (std::size_t k = 0; k < g.old_dims.size(); ++k) layout[static_cast<std::size_t>(g.old_dims[k])] = (*old_specs)[k];
+    }
+    for (std::size_t d = 0; d < grouped.size(); ++d)
+      if (!grouped[d] && !r.spec[d].empty()) return std::nullopt;  // a sharded size-1 (or empty) dimension
+    return layout;
+  }
+
+  void lower_reshape(const check::Op& op) {
+    const auto layout = block_reshape_layout(val(op.inputs[0]), val(op.outputs[0]));
+    if (!layout) return lower_replicated(op);
+    add(OpKind::reshape, op, {}, {emit_reshard(f_, op.inputs[0], *layout, op.range)});
+  }
+
   void lower(const check::Op& op) {
+    if (op.name == "reshape" && !f_.manual) return lower_reshape(op);
     if (crosses_blocks(op)) {
       if (op.name == "softmax" && lower_softmax_across_blocks(op)) return;
       return lower_replicated(op);

@@ -21,9 +21,23 @@ Value reshape(Checker& c, const ast::CallExpr& call) {
   if (!a.ok() || !array_arg(c, a, "x")) return Value::error();
   auto sizes = c.static_int_list(a["shape"], a.range("shape"), "the shape of reshape");
   if (!sizes) return Value::error();
-  auto t = checked(c, reshape_op(a["x"].type, *sizes), a, {"x"});
+  if (!a.has("out")) {
+    auto t = checked(c, reshape_op(a["x"].type, *sizes), a, {"x"});
+    if (!t) return Value::error();
+    return c.emit("reshape", call, {a["x"]}, *t, {{"shape", t->shape()}});
+  }
+  // out= wins over the sharding rule, as JAX's out_sharding does: the result is the operand's
+  // global reshape, laid out as asked (code generation moves the data it must).
+  if (!require_global_argument(c, a, "out")) return Value::error();
+  Type unsharded = a["x"].type;
+  for (Dim& d : unsharded.dims) d.axes.clear();
+  auto shaped = checked(c, reshape_op(unsharded, *sizes), a, {"x"});
+  if (!shaped) return Value::error();
+  auto spec = c.sharding_list(a["out"], shaped->rank(), a.range("out"));
+  if (!spec) return Value::error();
+  auto t = checked(c, reshard_op(*shaped, *spec, "reshape"), a, {"x", "out"});
   if (!t) return Value::error();
-  return c.emit("reshape", call, {a["x"]}, *t, {{"shape", t->shape()}});
+  return c.emit("reshape", call, {a["x"]}, *t, {{"shape", t->shape()}, {"out", *spec}});
 }
 
 Value broadcast_to(Checker& c, const ast::CallExpr& call) {
@@ -374,7 +388,7 @@ Type varying_with_starts(Type t, const std::vector<Value>& inputs) {
 }
 
 BuiltinList shape_builtins() {
-  return {{"reshape", {reshape, {{"x", "shape"}, 2}}},
+  return {{"reshape", {reshape, {{"x", "shape", "out"}, 2, {"out"}}}},
           {"transpose", {transpose, {{"x", "perm"}, 1, {"perm"}}}},
           {"broadcast_to", {broadcast_to, {{"x", "shape"}, 2}}},
           {"expand_dims", {expand_squeeze, {{"x", "axis"}, 2}}},

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "frontend/check/checked_math.h"
+#include "frontend/check/reshape_layout.h"
 #include "frontend/check/rules_elementwise.h"
 #include "frontend/check/sharding_spec.h"
 
@@ -16,13 +17,13 @@ std::string sizes_string(const std::vector<std::int64_t>& s) {
   return r + ")";
 }
 
+// JAX's wording, with `out=` for its out_sharding; `why` becomes a note.
 RuleError unsupported_reshape(const Type& x, const std::vector<std::int64_t>& sizes, std::string why) {
   return on_mesh(x.mesh, rule_error(ErrorClass::unsupported_sharding,
-                                    "This reshape is not supported: " + to_string(x) + " to new sizes " +
-                                        sizes_string(sizes) + " " + why,
-                                    {"a sharded dimension may be split (its axes go to the major new dimension) or "
-                                     "merged (when it is the major one); reshard the operand to make the other "
-                                     "dimensions unsharded first"},
+                                    "This reshape is not supported. Please specify the sharding of the output via "
+                                    "the out argument of reshape. Got operand type: " +
+                                        to_string(x) + ", new sizes: " + sizes_string(sizes),
+                                    {why + "; give out= to choose the result's sharding, or reshard the operand first"},
                                     0));
 }
 
@@ -83,45 +84,43 @@ Result<Type> reshape_op(const Type& x, const std::vector<std::int64_t>& req) {
   r.dims.clear();
   for (auto s : sizes) r.dims.push_back(Dim{s, {}});
   if (x.local || x.sharded_axes() == 0) return r;
-  if (total == 0) return unsupported_reshape(x, sizes, "(zero elements with a sharded operand)");
+  if (total == 0) return unsupported_reshape(x, sizes, "an operand with no elements is sharded");
 
-  // Match groups of old and new dims with equal products, skipping size-1 dims.
-  std::vector<int> old_idx, new_idx;
+  // JAX's rule: size-1 dimensions aside, each group of old dimensions is one dimension kept,
+  // one dimension split (its axes spread over the new ones) or several merged (their axes
+  // concatenated, with no unsharded dimension before a sharded one). shardc also accepts
+  // several such groups in one reshape.
   for (int i = 0; i < x.rank(); ++i)
-    if (x.dims[i].size != 1) old_idx.push_back(i);
-  for (int j = 0; j < static_cast<int>(sizes.size()); ++j)
-    if (sizes[j] != 1) new_idx.push_back(j);
-  std::size_t a = 0, b = 0;
-  while (a < old_idx.size() && b < new_idx.size()) {
-    std::size_t a1 = a + 1, b1 = b + 1;
-    std::int64_t po = x.dims[old_idx[a]].size, pn = sizes[new_idx[b]];
-    while (po != pn) {
-      if (po < pn) po *= x.dims[old_idx[a1++]].size;  // products stay <= total: no overflow
-      else pn *= sizes[new_idx[b1++]];
+    if (x.dims[i].size == 1 && !x.dims[i].axes.empty())
+      return unsupported_reshape(x, sizes, "dimension " + std::to_string(i) + " has size 1 and is sharded");
+  for (const ReshapeGroup& g : reshape_groups(x.shape(), sizes)) {
+    std::vector<AxisList> old_specs;
+    for (int d : g.old_dims) old_specs.push_back(x.dims[d].axes);
+    const AxisList axes = concatenated(old_specs);
+    if (axes.empty()) continue;
+    if (g.old_dims.size() == 1) {
+      std::vector<std::int64_t> new_sizes;
+      for (int d : g.new_dims) new_sizes.push_back(sizes[static_cast<std::size_t>(d)]);
+      auto spread = spread_axes(*x.mesh, axes, new_sizes);
+      if (!spread)
+        return unsupported_reshape(x, sizes, "the mesh axes " + format_axes(*x.mesh, axes) + " of dimension " +
+                                                 std::to_string(g.old_dims[0]) + " cannot be spread over its new sizes " +
+                                                 sizes_string(new_sizes) +
+                                                 " (each new dimension takes axes in turn while it is larger "
+                                                 "than 1, and each axis must divide it)");
+      for (std::size_t k = 0; k < g.new_dims.size(); ++k) r.dims[g.new_dims[k]].axes = (*spread)[k];
+    } else if (g.new_dims.size() == 1) {
+      for (std::size_t k = 1; k < g.old_dims.size(); ++k)
+        if (old_specs[k - 1].empty() && !old_specs[k].empty())
+          return unsupported_reshape(x, sizes, "dimension " + std::to_string(g.old_dims[k - 1]) +
+                                                   " is unsharded but merged before sharded dimension " +
+                                                   std::to_string(g.old_dims[k]));
+      r.dims[g.new_dims[0]].axes = axes;
+    } else {
+      return unsupported_reshape(x, sizes, "dimensions " + std::to_string(g.old_dims.front()) + ".." +
+                                               std::to_string(g.old_dims.back()) +
+                                               " are regrouped, neither split nor merged, and some are sharded");
     }
-    std::size_t n_old = a1 - a, n_new = b1 - b;
-    const Dim& first_old = x.dims[old_idx[a]];
-    bool others_sharded = false;
-    for (std::size_t k = a + 1; k < a1; ++k) others_sharded = others_sharded || !x.dims[old_idx[k]].axes.empty();
-    if (n_old == 1 && n_new == 1) {
-      r.dims[new_idx[b]].axes = first_old.axes;
-    } else if (n_old == 1) {  // split
-      if (!first_old.axes.empty()) {
-        std::int64_t p = axes_product(*x.mesh, first_old.axes);
-        if (sizes[new_idx[b]] % p != 0)
-          return unsupported_reshape(x, sizes, "(the major new dimension " + std::to_string(sizes[new_idx[b]]) +
-                                                   " is not divisible by " + format_axes(*x.mesh, first_old.axes) +
-                                                   "'s size " + std::to_string(p) + ")");
-        r.dims[new_idx[b]].axes = first_old.axes;
-      }
-    } else if (n_new == 1) {  // merge
-      if (others_sharded) return unsupported_reshape(x, sizes, "(a merged minor dimension is sharded)");
-      r.dims[new_idx[b]].axes = first_old.axes;
-    } else if (!first_old.axes.empty() || others_sharded) {
-      return unsupported_reshape(x, sizes, "(sharded dimensions are regrouped)");
-    }
-    a = a1;
-    b = b1;
   }
   return r;
 }

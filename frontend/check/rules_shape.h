@@ -1,7 +1,8 @@
 // Shape ops and layout changes (JAX explicit mode).
 //
-//   reshape(f32[8@X], (2, 4)) on X=2       ->  f32[2@X,4]   (split: axes go to the major new dim)
-//   reshape(f32[2@X,4], (8,))              ->  f32[8@X]     (merge: only the major dim sharded)
+//   reshape(f32[8@X], (2, 4)) on X=2       ->  f32[2@X,4]   (split: axes spread over new dims)
+//   reshape(f32[16@(X,Y)], (2, 8)), X=Y=2  ->  f32[2@X,8@Y]
+//   reshape(f32[2@X,4@Y], (8,))            ->  f32[8@(X,Y)] (merge: axes concatenated)
 //   reshape(f32[2,4@X], (8,))              ->  error: this reshape is not supported
 //   transpose(f32[8@X,4], perm=[1,0])      ->  f32[4,8@X]
 //   concat(f32[8@X], f32[8@X], axis=0)     ->  f32[16@X]    (operands' shardings must be equal)

@@ -3,6 +3,7 @@
 
 #include "frontend/check/rules_einsum.h"
 #include "frontend/check/rules_elementwise.h"
+#include "frontend/check/reshape_layout.h"
 #include "frontend/check/rules_reduce.h"
 #include "frontend/check/rules_shape.h"
 #include "test_meshes.h"
@@ -168,6 +169,48 @@ TEST(Reshape, SplitsAndMergesFollowJax) {
   EXPECT_FALSE(reshape_op(arr(grid(), {{8, {}}}), {3, -1}));
   EXPECT_FALSE(reshape_op(arr(grid(), {{8, {}}}), {3, 3}));
   EXPECT_FALSE(reshape_op(arr(grid(), {{8, {}}}), {INT64_MAX, 4}));
+}
+
+// JAX's split_partitions and merge rule (lax.py), beyond one axis on the major dimension.
+TEST(Reshape, AxesSpreadOverSplitsAndConcatenateOverMerges) {
+  const Mesh xy{"xy", {"X", "Y"}, {2, 2}, false, 0};
+  EXPECT_EQ(str(reshape_op(arr(xy, {{16, {0, 1}}}), {2, 8})), "float32[2@X,8@Y]");
+  EXPECT_EQ(str(reshape_op(arr(xy, {{16, {0, 1}}}), {4, 4})), "float32[4@(X,Y),4]");
+  EXPECT_EQ(str(reshape_op(arr(xy, {{16, {1, 0}}}), {2, 2, 4})), "float32[2@Y,2@X,4]");
+  EXPECT_EQ(str(reshape_op(arr(xy, {{2, {0}}, {4, {1}}}), {8})), "float32[8@(X,Y)]");
+  EXPECT_EQ(str(reshape_op(arr(xy, {{4, {0}}, {4, {1}}, {3, {}}}), {16, 3})), "float32[16@(X,Y),3]");
+  EXPECT_EQ(str(reshape_op(arr(xy, {{4, {0}}, {3, {}}, {5, {}}}), {4, 15})), "float32[4@X,15]");
+  // Several groups in one reshape (JAX's rule takes one kind at a time).
+  EXPECT_EQ(str(reshape_op(arr(xy, {{8, {0}}, {4, {1}}}), {2, 4, 2, 2})), "float32[2@X,4,2@Y,2]");
+  EXPECT_EQ(str(reshape_op(arr(xy, {{1, {}}, {16, {0}}}), {4, 1, 4})), "float32[4@X,1,4]");
+  // An unsharded dimension merged before a sharded one, an axis that does not divide what is
+  // left of a new dimension, and a regrouping of sharded dimensions.
+  for (auto bad : {reshape_op(arr(xy, {{4, {0}}, {3, {}}, {4, {1}}}), {48}),
+                   reshape_op(arr(grid(), {{16, {0, 1}}}), {2, 8}),
+                   reshape_op(arr(xy, {{4, {0}}, {6, {}}}), {6, 4})}) {
+    ASSERT_FALSE(bad);
+    EXPECT_EQ(bad.error().cls, ErrorClass::unsupported_sharding);
+    EXPECT_NE(bad.error().message.find("Please specify the sharding of the output via the out argument"),
+              std::string::npos);
+  }
+}
+
+TEST(ReshapeLayout, GroupsAndSpreads) {
+  const Mesh xy{"xy", {"X", "Y"}, {2, 2}, false, 0};
+  auto groups = reshape_groups({8, 1, 6}, {2, 4, 3, 2});
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].old_dims, (std::vector<int>{0}));
+  EXPECT_EQ(groups[0].new_dims, (std::vector<int>{0, 1}));
+  EXPECT_EQ(groups[1].old_dims, (std::vector<int>{2}));
+  EXPECT_EQ(groups[1].new_dims, (std::vector<int>{2, 3}));
+  groups = reshape_groups({4, 6}, {6, 4});
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].old_dims.size(), 2u);
+  EXPECT_TRUE(reshape_groups({0, 4}, {4, 0}).empty());
+  EXPECT_EQ(spread_axes(xy, {0, 1}, {2, 8}), (std::vector<AxisList>{{0}, {1}}));
+  EXPECT_EQ(spread_axes(xy, {0, 1}, {4, 4}), (std::vector<AxisList>{{0, 1}, {}}));
+  EXPECT_EQ(spread_axes(xy, {1}, {3, 4}), std::nullopt);
+  EXPECT_EQ(concatenated({{1}, {}, {0}}), (AxisList{1, 0}));
 }
 
 TEST(ShapeOps, TransposeConcatSlice) {
