@@ -458,9 +458,10 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
       const Value& x = val(instr.inputs()[0]);
       std::vector<std::int64_t> starts = instr.ints_attr("starts"), limits = instr.ints_attr("limits"),
                                 steps = instr.ints_attr("steps");
-      // A sharded dimension is only ever sliced whole here (lower_to_spmd): its block is kept.
+      // A sharded dimension is only sliced here where each block keeps the same elements (its
+      // whole, or every s-th from a start below s; lower_to_spmd): the slice runs to the block's end.
       for (std::size_t d = 0; d < x.spec.size() && d < starts.size(); ++d)
-        if (!x.spec[d].empty()) starts[d] = 0, limits[d] = x.shape[d], steps[d] = 1;
+        if (!x.spec[d].empty()) limits[d] = x.shape[d];
       const std::string bounds = ints_text(starts) + ", " + ints_text(limits) + ", " + ints_text(steps);
       if (window) return def_window("p::slice_window(" + view(0) + ", " + bounds + ")");
       std::string squeezed = "{";

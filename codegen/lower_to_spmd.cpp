@@ -98,9 +98,12 @@ class SpmdLowering {
       const auto& starts = std::get<std::vector<std::int64_t>>(op.attrs.at("starts"));
       const auto& limits = std::get<std::vector<std::int64_t>>(op.attrs.at("limits"));
       const auto& steps = std::get<std::vector<std::int64_t>>(op.attrs.at("steps"));
+      // A sharded dimension is sliced block by block when every block keeps the same elements
+      // (its whole, or every s-th from a start below s: x[::2], x[1::2] with blocks of even size).
       for (std::size_t d = 0; d < starts.size(); ++d)
         if (sharded(x, static_cast<std::int64_t>(d)) &&
-            (starts[d] != 0 || limits[d] != x.global_shape[d] || steps[d] != 1))
+            !(starts[d] < steps[d] && x.shape[d] % steps[d] == 0 &&
+              shard::slice_count(starts[d], limits[d], steps[d]) == x.global_shape[d] / steps[d]))
           return true;
       return false;
     }

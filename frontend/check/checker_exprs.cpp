@@ -302,14 +302,6 @@ Value Checker::eval_index(const ast::IndexExpr& e) {
         error(s->step->range, "slice step must be 1 or more, got " + std::to_string(sd.step));
         return Value::error();
       }
-      if (sd.step != 1 && !base.type.local && static_cast<int>(k) < base.type.rank() &&
-          !base.type.dims[k].axes.empty()) {
-        error(ix.range, "a stepped slice of a sharded dimension is not supported: dimension " + std::to_string(k) +
-                            " of " + to_string(base.type) + " is split over " +
-                            format_axes(*base.type.mesh, base.type.dims[k].axes))
-            .note("reshard it to None first");
-        return Value::error();
-      }
     } else {
       Value iv = eval(ix);
       if (iv.is_error()) return iv;
