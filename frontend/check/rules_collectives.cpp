@@ -172,9 +172,12 @@ Result<Type> pvary_op(const Type& x, const AxisList& axes, bool checked) {
   AxisSet a = to_set(axes);
   if (checked && (x.varying & a) != 0)
     return rule_error(ErrorClass::bad_argument,
-                      "pvary is an invariant->variant collective, but " + to_string(x) + " already varies over " +
-                          format_axis_set(*x.mesh, x.varying & a),
-                      {"name only axes the value does not vary over yet"}, 0);
+                      "pvary is a invariant->variant collective. This means that the axis names mentioned in "
+                      "`axes` passed to `pvary` must not be present in the input's varying axes. Got axes=" +
+                          format_axes(*x.mesh, axes) + " and input type=" + to_string(x),
+                      {"it already varies over " + format_axis_set(*x.mesh, x.varying & a) +
+                       "; name only axes the value does not vary over yet"},
+                      0);
   Type r = x;
   r.varying |= a;
   return r;
