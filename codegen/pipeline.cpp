@@ -8,6 +8,7 @@
 #include "codegen/lower_reductions.h"
 #include "codegen/lower_reshards.h"
 #include "codegen/lower_to_spmd.h"
+#include "codegen/merge_repeated_communication.h"
 #include "codegen/print_ir.h"
 #include "codegen/schedule_collectives.h"
 #include "frontend/internal_error.h"
@@ -37,6 +38,7 @@ std::optional<Module> lower_module(std::shared_ptr<const check::CheckedModule> c
       {"lower_einsums", lower_einsums},
       {"lower_reductions", lower_reductions},
       {"lower_reshards", lower_reshards},
+      {"merge_repeated_communication", merge_repeated_communication},
       {"schedule_collectives", schedule_collectives},
   };
   for (const Pass& pass : passes) {

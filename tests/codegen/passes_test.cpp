@@ -83,6 +83,29 @@ TEST(LowerEinsums, ContractingDimShardedOnOneSideIsGathered) {
   EXPECT_EQ(count(k, "start:psum"), 0);
 }
 
+// x is gathered along its contracting dimension once, for both products (merge_repeated_communication).
+TEST(MergeRepeatedCommunication, OneGatherServesEveryProductOfTheSameOperand) {
+  auto l = lower(std::string(kMesh) +
+                 "func f(x: f32[8, 16@Y], a: f32[16, 4], b: f32[16, 4]) -> (f32[8, 4], f32[8, 4]) on g {\n"
+                 "  return (x @ a, x @ b);\n}");
+  ASSERT_TRUE(l.module) << l.errors;
+  auto k = kinds(*l.module, "f");
+  EXPECT_EQ(count(k, "start:all_gather"), 1);
+  EXPECT_EQ(count(k, "alias"), 1);
+}
+
+TEST(MergeRepeatedCommunication, DifferentOperandsOrAttributesStayApart) {
+  auto l = lower(std::string(kMesh) +
+                 "shard_map f(x: f32[8@X, 16@Y], y: f32[8@X, 16@Y]) -> (f32[8@X, 16@Y], f32[8@X, 16@Y], "
+                 "f32[8@X, 16@Y], f32[8@X, 16@Y]) on g {\n"
+                 "  return (ppermute(x, Y, shift=1), ppermute(y, Y, shift=1), ppermute(x, Y, shift=-1), "
+                 "ppermute(x, Y, shift=1));\n}");
+  ASSERT_TRUE(l.module) << l.errors;
+  auto k = kinds(*l.module, "f");
+  EXPECT_EQ(count(k, "start:ppermute"), 3);
+  EXPECT_EQ(count(k, "alias"), 1);
+}
+
 TEST(LowerEinsums, UnshardedContractionNeedsNoCommunication) {
   auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16], b: f32[16, 4@Y]) -> f32[8@X, 4@Y] on g { return a @ b; }");
   ASSERT_TRUE(l.module) << l.errors;
