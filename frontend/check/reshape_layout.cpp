@@ -18,7 +18,17 @@ std::vector<ReshapeGroup> reshape_groups(const std::vector<std::int64_t>& old_si
   std::int64_t old_total = 0, new_total = 0;
   const std::vector<int> olds = non_unit(old_sizes, old_total), news = non_unit(new_sizes, new_total);
   std::vector<ReshapeGroup> groups;
-  if (old_total == 0 || old_total != new_total) return groups;
+  if (old_total != new_total) return groups;
+  if (old_total == 0) {
+    // No products to match: only dimensions kept as they are correspond (JAX's rule for shapes
+    // equal but for size-1 dimensions).
+    bool same = olds.size() == news.size();
+    for (std::size_t i = 0; same && i < olds.size(); ++i)
+      same = old_sizes[static_cast<std::size_t>(olds[i])] == new_sizes[static_cast<std::size_t>(news[i])];
+    if (same)
+      for (std::size_t i = 0; i < olds.size(); ++i) groups.push_back({{olds[i]}, {news[i]}});
+    return groups;
+  }
   std::size_t a = 0, b = 0;
   while (a < olds.size() && b < news.size()) {
     ReshapeGroup g{{olds[a++]}, {news[b++]}};

@@ -25,7 +25,9 @@ struct ReshapeGroup {
 };
 
 // The shortest runs of old and new dimensions whose products are equal, in order; size-1
-// dimensions belong to no group. Empty when the shapes hold no elements (or differ in count).
+// dimensions belong to no group. Shapes without elements have groups only where their
+// dimensions other than size-1 ones are the same (one group each); otherwise, and where the
+// element counts differ, there are none.
 std::vector<ReshapeGroup> reshape_groups(const std::vector<std::int64_t>& old_sizes,
                                          const std::vector<std::int64_t>& new_sizes);
 

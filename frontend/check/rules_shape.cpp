@@ -84,16 +84,18 @@ Result<Type> reshape_op(const Type& x, const std::vector<std::int64_t>& req) {
   r.dims.clear();
   for (auto s : sizes) r.dims.push_back(Dim{s, {}});
   if (x.local || x.sharded_axes() == 0) return r;
-  if (total == 0) return unsupported_reshape(x, sizes, "an operand with no elements is sharded");
+  const std::vector<ReshapeGroup> groups = reshape_groups(x.shape(), sizes);
+  if (total == 0 && groups.size() != static_cast<std::size_t>(std::count_if(
+                                         x.dims.begin(), x.dims.end(), [](const Dim& d) { return d.size != 1; })))
+    return unsupported_reshape(x, sizes, "an operand with no elements is sharded and its dimensions change");
 
   // JAX's rule: size-1 dimensions aside, each group of old dimensions is one dimension kept,
   // one dimension split (its axes spread over the new ones) or several merged (their axes
   // concatenated, with no unsharded dimension before a sharded one). shardc also accepts
   // several such groups in one reshape.
-  for (int i = 0; i < x.rank(); ++i)
-    if (x.dims[i].size == 1 && !x.dims[i].axes.empty())
-      return unsupported_reshape(x, sizes, "dimension " + std::to_string(i) + " has size 1 and is sharded");
-  for (const ReshapeGroup& g : reshape_groups(x.shape(), sizes)) {
+  // A size-1 dimension (sharded only over size-1 axes) belongs to no group: its axes are dropped,
+  // as JAX's rule for shapes that differ only in size-1 dimensions drops them.
+  for (const ReshapeGroup& g : groups) {
     std::vector<AxisList> old_specs;
     for (int d : g.old_dims) old_specs.push_back(x.dims[d].axes);
     const AxisList axes = concatenated(old_specs);
@@ -255,7 +257,7 @@ Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl, const char
       continue;
     }
     if (s.step <= 0)
-      return rule_error(ErrorClass::bad_argument, "slice step must be positive, got " + std::to_string(s.step));
+      return rule_error(ErrorClass::bad_argument, "slice step must be 1 or more, got " + std::to_string(s.step));
     auto norm = [&](std::int64_t v) { return v < 0 ? v + n : v; };
     std::int64_t b = s.begin ? norm(*s.begin) : 0;
     std::int64_t e = s.end ? norm(*s.end) : n;

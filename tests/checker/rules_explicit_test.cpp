@@ -183,6 +183,12 @@ TEST(Reshape, AxesSpreadOverSplitsAndConcatenateOverMerges) {
   // Several groups in one reshape (JAX's rule takes one kind at a time).
   EXPECT_EQ(str(reshape_op(arr(xy, {{8, {0}}, {4, {1}}}), {2, 4, 2, 2})), "float32[2@X,4,2@Y,2]");
   EXPECT_EQ(str(reshape_op(arr(xy, {{1, {}}, {16, {0}}}), {4, 1, 4})), "float32[4@X,1,4]");
+  // A size-1 dimension (sharded only over size-1 axes) loses its axes, as in JAX's rule for
+  // shapes equal but for size-1 dimensions; an empty array keeps the specs of dims kept as they are.
+  const Mesh unit_x{"unit_x", {"X", "Y"}, {1, 4}, false, 0};
+  EXPECT_EQ(str(reshape_op(arr(unit_x, {{1, {0}}, {8, {1}}}), {8})), "float32[8@Y]");
+  EXPECT_EQ(str(reshape_op(arr(xy, {{0, {}}, {8, {0}}}), {0, 1, 8})), "float32[0,1,8@X]");
+  EXPECT_FALSE(reshape_op(arr(xy, {{0, {}}, {8, {0}}}), {8, 0}));
   // An unsharded dimension merged before a sharded one, an axis that does not divide what is
   // left of a new dimension, and a regrouping of sharded dimensions.
   for (auto bad : {reshape_op(arr(xy, {{4, {0}}, {3, {}}, {4, {1}}}), {48}),
@@ -207,6 +213,7 @@ TEST(ReshapeLayout, GroupsAndSpreads) {
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0].old_dims.size(), 2u);
   EXPECT_TRUE(reshape_groups({0, 4}, {4, 0}).empty());
+  EXPECT_EQ(reshape_groups({0, 1, 4}, {0, 4}).size(), 2u);
   EXPECT_EQ(spread_axes(xy, {0, 1}, {2, 8}), (std::vector<AxisList>{{0}, {1}}));
   EXPECT_EQ(spread_axes(xy, {0, 1}, {4, 4}), (std::vector<AxisList>{{0, 1}, {}}));
   EXPECT_EQ(spread_axes(xy, {1}, {3, 4}), std::nullopt);
