@@ -94,19 +94,7 @@ class SpmdLowering {
     auto any_sharded = [&](const Value& v) { return !is_replicated(v.spec); };
     const std::string& n = op.name;
     auto attr_int = [&](const char* a) { return std::get<std::int64_t>(op.attrs.at(a)); };
-    if (n == "slice") {
-      const auto& starts = std::get<std::vector<std::int64_t>>(op.attrs.at("starts"));
-      const auto& limits = std::get<std::vector<std::int64_t>>(op.attrs.at("limits"));
-      const auto& steps = std::get<std::vector<std::int64_t>>(op.attrs.at("steps"));
-      // A sharded dimension is sliced block by block when every block keeps the same elements
-      // (its whole, or every s-th from a start below s: x[::2], x[1::2] with blocks of even size).
-      for (std::size_t d = 0; d < starts.size(); ++d)
-        if (sharded(x, static_cast<std::int64_t>(d)) &&
-            !(starts[d] < steps[d] && x.shape[d] % steps[d] == 0 &&
-              shard::slice_count(starts[d], limits[d], steps[d]) == x.global_shape[d] / steps[d]))
-          return true;
-      return false;
-    }
+    if (n == "slice") return !slice_dims_across_blocks(op).empty();
     if (n == "dynamic_slice" || n == "dynamic_update_slice" || n == "dynamic_index" || n == "split" || n == "stack" || n == "top_k")
       return any_sharded(x) || (op.inputs.size() > 1 && !val(op.inputs[1]).spec.empty() && any_sharded(val(op.inputs[1])));
     if (n == "roll" || n == "softmax" || n == "concat") return sharded(x, attr_int("axis"));
@@ -118,13 +106,33 @@ class SpmdLowering {
     return false;
   }
 
+  // The sharded dimensions a slice cannot cut block by block. A block is cut in place when every
+  // block keeps the same elements: the whole dimension, or every s-th element from a start
+  // below s where s divides the block (x[::2], x[1::2]); an index or any other range reads
+  // across blocks.
+  std::vector<std::int64_t> slice_dims_across_blocks(const check::Op& op) const {
+    const Value& x = val(op.inputs[0]);
+    const auto& starts = std::get<std::vector<std::int64_t>>(op.attrs.at("starts"));
+    const auto& limits = std::get<std::vector<std::int64_t>>(op.attrs.at("limits"));
+    const auto& steps = std::get<std::vector<std::int64_t>>(op.attrs.at("steps"));
+    std::vector<std::int64_t> dims;
+    for (std::size_t d = 0; d < starts.size() && d < x.spec.size(); ++d)
+      if (!x.spec[d].empty() &&
+          !(starts[d] < steps[d] && x.shape[d] % steps[d] == 0 &&
+            shard::slice_count(starts[d], limits[d], steps[d]) == x.global_shape[d] / steps[d]))
+        dims.push_back(static_cast<std::int64_t>(d));
+    return dims;
+  }
+
   // The dimensions an op that works along some axes of one operand needs whole (softmax and
-  // roll along `axis`, prod/argmax/argmin over `axes`); every other dimension keeps its blocks,
+  // roll along `axis`, prod/argmax/argmin over `axes`, the dimensions a slice cuts across
+  // blocks); every other dimension keeps its blocks,
   // so only the axes of these are gathered. nullopt: the op needs its operands replicated.
   std::optional<std::vector<std::int64_t>> whole_dims(const check::Op& op) const {
     const std::string& n = op.name;
     if (op.inputs.size() != 1 || op.outputs.size() != 1) return std::nullopt;
     if (n == "roll" || n == "softmax") return std::vector<std::int64_t>{std::get<std::int64_t>(op.attrs.at("axis"))};
+    if (n == "slice") return slice_dims_across_blocks(op);
     if (n == "reduce_prod" || n == "reduce_argmax" || n == "reduce_argmin") {
       const auto& axes = std::get<std::vector<std::int64_t>>(op.attrs.at("axes"));
       if (!axes.empty()) return axes;
@@ -133,10 +141,18 @@ class SpmdLowering {
   }
 
   // The sharding the op's result has when its operand has `in`: the same for roll/softmax; a
-  // reduction drops the reduced dimensions (keeps them, of size 1 and unsplit, with keepdims).
+  // slice drops its indexed dimensions; a reduction drops the reduced dimensions (keeps them, of size 1 and unsplit, with keepdims).
   std::vector<AxisList> result_spec_for(const check::Op& op, const std::vector<AxisList>& in,
                                         const std::vector<std::int64_t>& whole) const {
     if (op.name == "roll" || op.name == "softmax") return in;
+    if (op.name == "slice") {  // indexed dimensions go; the others keep their (block-cut) specs
+      const auto& squeezed = std::get<std::vector<std::int64_t>>(op.attrs.at("squeezed"));
+      std::vector<AxisList> out;
+      for (std::size_t d = 0; d < in.size(); ++d)
+        if (std::find(squeezed.begin(), squeezed.end(), static_cast<std::int64_t>(d)) == squeezed.end())
+          out.push_back(in[d]);
+      return out;
+    }
     const bool keepdims = std::get<bool>(op.attrs.at("keepdims"));
     std::vector<AxisList> out;
     for (std::size_t d = 0; d < in.size(); ++d) {

@@ -126,6 +126,22 @@ TEST(LowerReductions, ReducingAReplicatedDimStaysLocal) {
   EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "reduce"}));
 }
 
+// kMesh is X=2, Y=4: a[::2] keeps every other row of each X block in place; a[2:6] reads
+// across the X blocks, so only the rows are gathered (the Y blocks stay), then cut to X again.
+TEST(LowerToSpmd, SlicesCutBlocksInPlaceOrGatherOnlyTheDimsTheyCross) {
+  auto l = lower(std::string(kMesh) +
+                 "func f(a: f32[8@X, 16@Y]) -> (f32[4@X, 16@Y], f32[4@X, 16@Y]) on g { return (a[::2], a[2:6]); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  auto k = kinds(*l.module, "f");
+  EXPECT_EQ(count(k, "slice"), 2);
+  EXPECT_EQ(count(k, "start:all_gather"), 1);
+  EXPECT_EQ(count(k, "take_piece"), 1);
+  EXPECT_EQ(k.size(), 6u);  // and a param and the wait
+  const Function& f = *l.module->find("f");
+  for (const InstrPtr& i : f.body)
+    if (i->kind() == OpKind::start) EXPECT_EQ(i->int_attr("axis"), 0);
+}
+
 TEST(LowerToSpmd, SoftmaxAlongAShardedDimAllReducesItsMaxAndSum) {
   // f32: as JAX computes it, the max and the sum of each column all-reduced over X (one row of
   // 16 / 2 elements each), the rest on the blocks.
