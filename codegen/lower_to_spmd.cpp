@@ -95,8 +95,25 @@ class SpmdLowering {
     const std::string& n = op.name;
     auto attr_int = [&](const char* a) { return std::get<std::int64_t>(op.attrs.at(a)); };
     if (n == "slice") return !slice_dims_across_blocks(op).empty();
-    if (n == "dynamic_slice" || n == "dynamic_update_slice" || n == "dynamic_index" || n == "split" || n == "stack" || n == "top_k")
-      return any_sharded(x) || (op.inputs.size() > 1 && !val(op.inputs[1]).spec.empty() && any_sharded(val(op.inputs[1])));
+    // These work along one dimension (dynamic_index: dimension 0) and keep the others' blocks:
+    // each device runs them on its blocks unless that dimension is sharded. (The checker gives a
+    // dynamic_update_slice's update the operand's sharding, stacked operands one type, and
+    // top_k an unsharded last dimension.)
+    if (n == "dynamic_slice" && op.attrs.count("sizes")) {  // one start per dimension
+      const auto& sizes = std::get<std::vector<std::int64_t>>(op.attrs.at("sizes"));
+      for (std::size_t d = 0; d < sizes.size(); ++d)
+        if (sharded(x, static_cast<std::int64_t>(d)) && sizes[d] != x.global_shape[d]) return true;
+      return false;
+    }
+    if (n == "dynamic_update_slice" && attr_int("axis") < 0) {  // one start per dimension
+      const Value& update = val(op.inputs[1]);
+      for (std::size_t d = 0; d < x.global_shape.size(); ++d)
+        if (sharded(x, static_cast<std::int64_t>(d)) && update.global_shape[d] != x.global_shape[d]) return true;
+      return false;
+    }
+    if (n == "dynamic_slice" || n == "dynamic_update_slice" || n == "split") return sharded(x, attr_int("axis"));
+    if (n == "dynamic_index") return sharded(x, 0);
+    if (n == "stack" || n == "top_k") return false;
     if (n == "roll" || n == "softmax" || n == "concat") return sharded(x, attr_int("axis"));
     if (n == "reduce_prod" || n == "reduce_argmax" || n == "reduce_argmin") {
       for (auto d : std::get<std::vector<std::int64_t>>(op.attrs.at("axes")))
@@ -411,9 +428,15 @@ class SpmdLowering {
   }
 
   // One start per dimension (`sizes`), or a single start along `axis`.
+  // Sizes of the device's block: a sharded dimension is only ever taken whole here.
   Attrs dynamic_slice_attrs(const check::Op& op) const {
-    if (op.attrs.count("sizes")) return {{"sizes", op.attrs.at("sizes")}};
     const Value& x = val(op.inputs[0]);
+    if (op.attrs.count("sizes")) {
+      std::vector<std::int64_t> sizes = std::get<std::vector<std::int64_t>>(op.attrs.at("sizes"));
+      for (std::size_t d = 0; d < sizes.size() && d < x.spec.size(); ++d)
+        if (!x.spec[d].empty()) sizes[d] = x.shape[d];
+      return {{"sizes", sizes}};
+    }
     std::vector<std::int64_t> sizes = x.shape;
     std::int64_t axis = std::get<std::int64_t>(op.attrs.at("axis"));
     sizes[static_cast<std::size_t>(axis)] = std::get<std::int64_t>(op.attrs.at("size"));
