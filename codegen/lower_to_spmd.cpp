@@ -147,6 +147,8 @@ class SpmdLowering {
   // so only the axes of these are gathered. nullopt: the op needs its operands replicated.
   std::optional<std::vector<std::int64_t>> whole_dims(const check::Op& op) const {
     const std::string& n = op.name;
+    // concat's operands share one sharding (the checker's rule): each is gathered along `axis`.
+    if (n == "concat") return std::vector<std::int64_t>{std::get<std::int64_t>(op.attrs.at("axis"))};
     if (op.inputs.size() != 1 || op.outputs.size() != 1) return std::nullopt;
     if (n == "roll" || n == "softmax") return std::vector<std::int64_t>{std::get<std::int64_t>(op.attrs.at("axis"))};
     if (n == "slice") return slice_dims_across_blocks(op);
@@ -161,7 +163,7 @@ class SpmdLowering {
   // slice drops its indexed dimensions; a reduction drops the reduced dimensions (keeps them, of size 1 and unsplit, with keepdims).
   std::vector<AxisList> result_spec_for(const check::Op& op, const std::vector<AxisList>& in,
                                         const std::vector<std::int64_t>& whole) const {
-    if (op.name == "roll" || op.name == "softmax") return in;
+    if (op.name == "roll" || op.name == "softmax" || op.name == "concat") return in;
     if (op.name == "slice") {  // indexed dimensions go; the others keep their (block-cut) specs
       const auto& squeezed = std::get<std::vector<std::int64_t>>(op.attrs.at("squeezed"));
       std::vector<AxisList> out;
@@ -190,7 +192,7 @@ class SpmdLowering {
     if (whole) {
       std::vector<AxisList> in_spec = val(op.inputs[0]).spec;
       for (std::int64_t d : *whole) in_spec.at(static_cast<std::size_t>(d)).clear();
-      inputs.push_back(emit_reshard(f_, op.inputs[0], in_spec, op.range));
+      for (ValueId in : op.inputs) inputs.push_back(emit_reshard(f_, in, in_spec, op.range));
       natural_out = result_spec_for(op, in_spec, *whole);
     } else {
       for (ValueId in : op.inputs) {
