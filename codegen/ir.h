@@ -145,6 +145,9 @@ struct Value {
   // Global view (func only): the mesh axes of each dimension. Empty for shard_map values.
   std::vector<AxisList> spec;
   std::vector<std::int64_t> global_shape;  // func only
+  // func only: the axes over which each device's block is a partial of a pending sum (einsum's
+  // unreduced=); a reshard reduces it.
+  AxisList unreduced;
   std::string name;                  // the source binding, when there is one (for readability)
 
   std::int64_t bytes() const;

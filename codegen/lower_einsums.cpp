@@ -109,6 +109,15 @@ void lower_einsum(Function& out, const Instr& instr) {
   ValueId current = out.add_value(local);
   out.body.push_back(Instr::make(OpKind::einsum, inputs, {current}, {{"spec", instr.string_attr("spec")}}, instr.range()));
 
+  // unreduced=: the checker made the contracted axes the result's pending sum (each device's
+  // product is its partial), so nothing is reduced here.
+  if (!target.unreduced.empty()) {
+    AxisList a = partial, b = target.unreduced;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    SHARDC_ASSERT(a == b, "lower_einsums: an unreduced einsum's partial axes are not its unreduced axes");
+    partial.clear();
+  }
   if (!partial.empty()) {
     // Reduce-scatter when the target adds exactly the partial axes to one dimension.
     std::optional<std::size_t> scatter_dim;

@@ -68,6 +68,7 @@ class SpmdLowering {
     }
     v.global_shape = t.shape();
     for (const check::Dim& d : t.dims) v.spec.push_back(d.axes);
+    v.unreduced = check::to_list(t.unreduced);
     v.shape = block_shape(*cf_.mesh, v.global_shape, v.spec);
     return v;
   }

@@ -205,7 +205,14 @@ Value contraction(Checker& c, const ast::CallExpr& call, const std::string& spec
   }
   std::vector<Type> types;
   for (const Value& v : ops) types.push_back(v.type);
-  auto r = einsum_op(spec, types, out);
+  std::optional<AxisList> unreduced;
+  if (a.has("unreduced")) {
+    if (!require_global_argument(c, a, "unreduced")) return Value::error();
+    unreduced = c.axis_group(a["unreduced"], a.range("unreduced"), "the axes of unreduced=");
+    if (!unreduced) return Value::error();
+  }
+  auto r = unreduced && !unreduced->empty() ? unreduced_einsum_op(spec, types, *unreduced, out)
+                                            : einsum_op(spec, types, out);
   if (!r) {
     std::vector<SourceRange> ranges;
     for (auto p : operand_params) ranges.push_back(a.range(p));
@@ -219,6 +226,7 @@ Value contraction(Checker& c, const ast::CallExpr& call, const std::string& spec
   }
   std::map<std::string, Attr> attrs{{"spec", spec}};
   if (out) attrs["out"] = *out;
+  if (unreduced && !unreduced->empty()) attrs["unreduced"] = *unreduced;
   return c.emit("einsum", call, ops, *r, std::move(attrs));
 }
 
@@ -271,8 +279,8 @@ BuiltinList math_builtins() {
   for (auto n : {"argmax", "argmin"}) l.emplace_back(n, Builtin{reduce, {{"x", "axis", "keepdims"}, 2}});
   l.emplace_back("softmax", Builtin{softmax, {{"x", "axis"}, 1}});
   l.emplace_back("top_k", Builtin{top_k, {{"x", "k"}, 2}});
-  l.emplace_back("einsum", Builtin{einsum, {{"spec", "a", "b", "out"}, 2, {"b", "out"}}});
-  l.emplace_back("matmul", Builtin{matmul, {{"a", "b", "out"}, 2, {"out"}}});
+  l.emplace_back("einsum", Builtin{einsum, {{"spec", "a", "b", "out", "unreduced"}, 2, {"b", "out", "unreduced"}}});
+  l.emplace_back("matmul", Builtin{matmul, {{"a", "b", "out", "unreduced"}, 2, {"out", "unreduced"}}});
   return l;
 }
 

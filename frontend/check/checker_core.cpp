@@ -5,6 +5,7 @@
 
 #include "frontend/check/checked_math.h"
 #include "frontend/check/checker.h"
+#include "frontend/check/rules_elementwise.h"
 #include "frontend/check/sharding_spec.h"
 #include "frontend/internal_error.h"
 
@@ -57,6 +58,14 @@ std::vector<Value> Checker::emit_multi(std::string name, const ast::Node& node, 
     return outs;
   }
   count_op(node.range);
+  // A pending sum (einsum's unreduced=) reaches only add and sub (binary_op checks them) and
+  // reshard, which reduces it; every other op would need the reduction done implicitly.
+  if (name != "add" && name != "sub" && name != "reshard")
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i].kind == Value::Kind::typed && inputs[i].type.kind == TypeKind::array && inputs[i].type.unreduced) {
+        report(unreduced_operand_error(name, inputs[i].type, static_cast<int>(i)), node.range);
+        return std::vector<Value>(results.size(), Value::error());
+      }
   // Every array the program makes has an element count that fits 64 bits (docs/language.md
   // 13.3): types written in the source are checked where they are read; this catches results
   // that grow (broadcast_to, broadcasting operands, an outer-product einsum, stack).

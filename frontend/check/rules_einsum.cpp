@@ -215,6 +215,89 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
   return r;
 }
 
+Result<Type> unreduced_einsum_op(std::string_view text, const std::vector<Type>& ops, const AxisList& unreduced,
+                                 const std::optional<std::vector<AxisList>>& out) {
+  auto parsed = parse_einsum(text);
+  if (!parsed) return parsed.error();
+  const EinsumSpec& spec = *parsed;
+  bool shapes_ok = spec.inputs.size() == ops.size();
+  for (std::size_t i = 0; shapes_ok && i < ops.size(); ++i)
+    shapes_ok = ops[i].kind == TypeKind::array && !ops[i].local &&
+                static_cast<int>(spec.inputs[i].size()) == ops[i].rank();
+  if (!shapes_ok) return einsum_op(text, ops, out);  // its error
+  const Mesh* mesh = ops[0].mesh;
+  auto spec_of = [&](std::size_t op, const std::string& letters) {
+    std::vector<AxisList> axes;
+    for (char c : letters) axes.push_back(ops[op].dims[spec.inputs[op].find(c)].axes);
+    return axes;
+  };
+  auto spec_text = [&](const std::vector<AxisList>& axes) {
+    std::string t = "(";
+    for (std::size_t i = 0; i < axes.size(); ++i) t += (i ? ", " : "") + format_axes(*mesh, axes[i]);
+    return t + (axes.size() == 1 ? ",)" : ")");
+  };
+  // The contracted letters, in lhs order (then any the rhs alone sums).
+  std::string contracted;
+  for (const std::string& in : spec.inputs)
+    for (char c : in)
+      if (spec.output.find(c) == std::string::npos && contracted.find(c) == std::string::npos) contracted += c;
+  std::vector<AxisList> lhs_contracting;
+  AxisSet contracting_axes = 0;
+  for (char c : contracted) {
+    std::vector<std::size_t> holders;
+    for (std::size_t o = 0; o < ops.size(); ++o)
+      if (spec.inputs[o].find(c) != std::string::npos) holders.push_back(o);
+    const AxisList first = spec_of(holders[0], std::string(1, c))[0];
+    for (std::size_t h : holders)
+      if (spec_of(h, std::string(1, c))[0] != first) {
+        std::string lhs_letters, rhs_letters;
+        for (char k : contracted) {
+          if (spec.inputs[0].find(k) != std::string::npos) lhs_letters += k;
+          if (ops.size() > 1 && spec.inputs[1].find(k) != std::string::npos) rhs_letters += k;
+        }
+        return on_mesh(mesh, rule_error(ErrorClass::unsupported_sharding,
+                                        "lhs and rhs contracting dims should be sharded identically when out_sharding "
+                                        "provided to dot_general mentions unreduced_axes. Got lhs_contracting_spec=" +
+                                            spec_text(spec_of(0, lhs_letters)) + ", rhs_contracting_spec=" +
+                                            spec_text(ops.size() > 1 ? spec_of(1, rhs_letters)
+                                                                     : std::vector<AxisList>{}),
+                                        {"(out_sharding's unreduced axes are shardc's unreduced=)"}));
+      }
+    lhs_contracting.push_back(first);
+    contracting_axes |= to_set(first);
+  }
+  if (to_set(unreduced) != contracting_axes)
+    return on_mesh(mesh, rule_error(ErrorClass::unsupported_sharding,
+                                    "out_sharding's unreduced axes should be equal to the contracting specs. Got "
+                                    "unreduced axes=" + format_axis_set(*mesh, to_set(unreduced)) +
+                                        " and contracting spec=" + spec_text(lhs_contracting),
+                                    {"unreduced= names exactly the mesh axes the contracted dimensions are sharded "
+                                     "over"}));
+  std::vector<AxisList> natural;
+  for (char c : spec.output)
+    for (std::size_t o = 0; o < ops.size(); ++o)
+      if (auto k = spec.inputs[o].find(c); k != std::string::npos) {
+        natural.push_back(ops[o].dims[k].axes);
+        break;
+      }
+  if (out && *out != natural)
+    return on_mesh(mesh, rule_error(ErrorClass::unsupported_sharding,
+                                    "with unreduced=, out= must be the sharding the operands give the result, " +
+                                        spec_text(natural) + "; got " + spec_text(*out),
+                                    {"a limit of shardc: reshard the reduced result instead"}));
+  auto r = einsum_op(text, ops, natural);
+  if (!r) return r;
+  if (r->sharded_axes() & to_set(unreduced))
+    return on_mesh(mesh, rule_error(ErrorClass::duplicate_type_axis,
+                                    "dot_general operation with unreduced axes " +
+                                        format_axis_set(*mesh, to_set(unreduced)) +
+                                        " produces an illegally sharded result: " + to_string(*r) +
+                                        " also splits a dimension over them"));
+  Type t = *r;
+  t.unreduced = to_set(unreduced);
+  return t;
+}
+
 Result<std::string> matmul_spec(const Type& a, const Type& b) {
   if (a.rank() == 0 || b.rank() == 0)
     return rule_error(ErrorClass::shape_mismatch,

@@ -33,6 +33,13 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& operands,
                        const std::optional<std::vector<AxisList>>& out);
 
 // The einsum spec of `a @ b` (NumPy matmul, batch dims of equal rank or on one side).
+// einsum with unreduced=U (JAX's out_sharding with unreduced axes): the product stays a pending
+// sum over U, no communication. Every contracted dimension must be sharded identically on the
+// operands holding it, and U must be the axes they are sharded over (JAX's two errors). The
+// result's sharding is the one the operands give their output dimensions; shardc takes no
+// other `out=` with U (reduce first, then reshard).
+Result<Type> unreduced_einsum_op(std::string_view text, const std::vector<Type>& ops, const AxisList& unreduced,
+                                 const std::optional<std::vector<AxisList>>& out);
 Result<std::string> matmul_spec(const Type& a, const Type& b);
 
 }  // namespace shardc::check

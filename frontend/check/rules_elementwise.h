@@ -28,6 +28,8 @@ Result<Type> broadcast_nary(std::string_view op, const std::vector<Type>& inputs
 
 enum class BinaryKind { arithmetic, divide, compare, logical };
 Result<Type> binary_op(std::string_view op, BinaryKind kind, const Type& a, const Type& b);
+// `op` given an unreduced operand (a pending sum) it cannot take: every op but add, sub and reshard.
+RuleError unreduced_operand_error(std::string_view op, const Type& x, int operand);
 
 // select(pred, on_true, on_false): pred is bool; branches promote.
 Result<Type> select_op(const Type& pred, const Type& on_true, const Type& on_false);

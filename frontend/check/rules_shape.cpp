@@ -334,6 +334,7 @@ Result<Type> reshard_op(const Type& x, const std::vector<AxisList>& spec, std::s
                                                       std::to_string(x.rank()),
                       {"give one entry per dimension: an axis, (a, b), or None"}, 1);
   Type r = x;
+  r.unreduced = 0;  // a reshard of a pending sum reduces it (all-reduce or reduce-scatter)
   for (int d = 0; d < x.rank(); ++d) r.dims[d].axes = spec[d];
   if (auto e = validate_global(r, std::string(op) + "'s result")) {
     e->operand = 1;

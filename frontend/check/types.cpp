@@ -54,7 +54,8 @@ bool Type::operator==(const Type& o) const {
     case TypeKind::key: return local == o.local && varying == o.varying;
     case TypeKind::static_scalar: return dtype == o.dtype && value == o.value;
     case TypeKind::array:
-      return dtype == o.dtype && dims == o.dims && mesh == o.mesh && local == o.local && varying == o.varying;
+      return dtype == o.dtype && dims == o.dims && mesh == o.mesh && local == o.local && varying == o.varying &&
+             unreduced == o.unreduced;
   }
   return false;
 }
@@ -201,16 +202,18 @@ std::string to_string(const Type& t) {
     if (!t.dims[i].axes.empty() && t.mesh) s += "@" + format_axes(*t.mesh, t.dims[i].axes);
   }
   s += "]";
-  if (t.local && t.varying != 0 && t.mesh) {
-    s += "{V:";
+  auto suffix = [&](const char* tag, AxisSet axes) {
+    s += tag;
     bool first = true;
-    for (int a : to_list(t.varying)) {
+    for (int a : to_list(axes)) {
       if (!first) s += ",";
       first = false;
       s += t.mesh->axis_names.at(a);
     }
     s += "}";
-  }
+  };
+  if (t.local && t.varying != 0 && t.mesh) suffix("{V:", t.varying);
+  if (!t.local && t.unreduced != 0 && t.mesh) suffix("{U:", t.unreduced);
   return s;
 }
 

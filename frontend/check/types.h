@@ -72,6 +72,9 @@ struct Type {
   const Mesh* mesh = nullptr;  // the mesh the array lives on (null for static values)
   bool local = false;          // true inside a shard_map body: dims are block dims
   AxisSet varying = 0;         // local values: the axes the value may vary over
+  // Global values: the axes over which the value is a pending sum (JAX's unreduced, `{U:X}`):
+  // each device holds a partial, and the value is their sum over these axes' groups.
+  AxisSet unreduced = 0;
   std::optional<StaticValue> value;  // static scalars only
   std::vector<Type> elements;        // tuples only
 

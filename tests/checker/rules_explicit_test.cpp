@@ -70,6 +70,26 @@ TEST(Einsum, FreeDimsKeepTheirSharding) {
   EXPECT_EQ(str(r), "float32[1024@dp,256@tp]");
 }
 
+// JAX's unreduced out_sharding: no communication, the product a pending sum over the
+// contracted axes; add and sub combine pending sums over the same axes, reshard reduces them.
+TEST(Einsum, UnreducedKeepsThePendingSum) {
+  auto ops = std::vector<Type>{arr(grid(), {{8, {0}}, {2048, {1}}}), arr(grid(), {{2048, {1}}, {8192, {}}})};
+  auto p = unreduced_einsum_op("bd,df->bf", ops, {1}, std::nullopt);
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(str(p), "float32[8@X,8192]{U:Y}");
+  EXPECT_EQ(str(binary_op("add", BinaryKind::arithmetic, *p, *p)), "float32[8@X,8192]{U:Y}");
+  auto scaled = binary_op("mul", BinaryKind::arithmetic, *p, *p);
+  ASSERT_FALSE(scaled);
+  EXPECT_NE(scaled.error().message.find("mul does not accept an unreduced operand"), std::string::npos);
+  auto mixed = binary_op("add", BinaryKind::arithmetic, *p, arr(grid(), {{8, {0}}, {8192, {}}}));
+  ASSERT_FALSE(mixed);
+  EXPECT_EQ(mixed.error().message.rfind("lhs is unreduced while rhs is not. `add` operation does not allow this", 0), 0u);
+  EXPECT_EQ(str(reshard_op(*p, {{0}, {1}})), "float32[8@X,8192@Y]");
+  // unreduced= must name exactly the contracted axes, sharded alike on both operands.
+  EXPECT_FALSE(unreduced_einsum_op("bd,df->bf", ops, {0}, std::nullopt));
+  EXPECT_FALSE(unreduced_einsum_op("bd,df->bf", {ops[0], arr(grid(), {{2048, {}}, {8192, {}}})}, {1}, std::nullopt));
+}
+
 TEST(Einsum, ContractingShardedOnOneSideIsAllGathered) {
   auto r = einsum_op("bd,df->bf", {arr(grid(), {{8, {}}, {4, {}}}), arr(grid(), {{4, {0}}, {16, {}}})}, std::nullopt);
   EXPECT_EQ(str(r), "float32[8,16]");

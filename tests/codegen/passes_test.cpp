@@ -106,6 +106,21 @@ TEST(MergeRepeatedCommunication, DifferentOperandsOrAttributesStayApart) {
   EXPECT_EQ(count(k, "alias"), 1);
 }
 
+// Two products kept as pending sums (unreduced=X), added, then one reduce-scatter: the
+// einsums themselves reduce nothing.
+TEST(LowerEinsums, PendingSumsAreReducedOnceByTheReshard) {
+  auto l = lower(std::string(kMesh) +
+                 "func f(a: f32[8, 16@X], b: f32[16@X, 4], c: f32[16@X, 4]) -> f32[8@X, 4] on g {\n"
+                 "  let s = einsum(\"ij,jk->ik\", a, b, unreduced=X) + einsum(\"ij,jk->ik\", a, c, unreduced=X);\n"
+                 "  return reshard(s, [X, None]);\n}");
+  ASSERT_TRUE(l.module) << l.errors;
+  auto k = kinds(*l.module, "f");
+  EXPECT_EQ(count(k, "einsum"), 2);
+  EXPECT_EQ(count(k, "start:psum"), 0);
+  EXPECT_EQ(count(k, "start:psum_scatter"), 1);
+  EXPECT_EQ(k.size(), 8u);  // three params, two einsums, the add, the reduce-scatter (start, wait)
+}
+
 TEST(LowerEinsums, UnshardedContractionNeedsNoCommunication) {
   auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16], b: f32[16, 4@Y]) -> f32[8@X, 4@Y] on g { return a @ b; }");
   ASSERT_TRUE(l.module) << l.errors;
