@@ -1,5 +1,7 @@
 #include "codegen/lower_reductions.h"
 
+#include <algorithm>
+
 #include "codegen/lowering_support.h"
 #include "frontend/internal_error.h"
 
@@ -20,11 +22,12 @@ void lower_reduce(Function& out, const InstrPtr& instr) {
   std::vector<std::int64_t> axes = instr->ints_attr("axes");
   if (axes.empty())
     for (std::size_t d = 0; d < x.spec.size(); ++d) axes.push_back(static_cast<std::int64_t>(d));
+  // sum(..., unreduced=) leaves its result pending over those axes: they are not all-reduced.
+  const AxisList& pending = out.values[static_cast<std::size_t>(instr->output())].unreduced;
   AxisList group;
-  for (auto d : axes) {
-    const AxisList& a = x.spec[static_cast<std::size_t>(d)];
-    group.insert(group.end(), a.begin(), a.end());
-  }
+  for (auto d : axes)
+    for (int a : x.spec[static_cast<std::size_t>(d)])
+      if (std::find(pending.begin(), pending.end(), a) == pending.end()) group.push_back(a);
   if (group.empty()) {
     out.body.push_back(instr);
     return;

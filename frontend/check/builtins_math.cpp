@@ -166,7 +166,27 @@ Value reduce(Checker& c, const ast::CallExpr& call) {
     for (int d : all) t->dims.insert(t->dims.begin() + d, Dim{1, {}});
   }
   std::vector<std::int64_t> attr_axes(axes.begin(), axes.end());
-  return c.emit("reduce_" + n, call, {a["x"]}, *t, {{"axes", attr_axes}, {"keepdims", keepdims}});
+  std::map<std::string, Attr> attrs{{"axes", attr_axes}, {"keepdims", keepdims}};
+  if (a.has("unreduced")) {
+    // sum(..., unreduced=A): the sum over A's blocks stays pending (JAX's reduce_sum with an
+    // unreduced out_sharding); A must be among the reduced dimensions' axes.
+    if (!require_global_argument(c, a, "unreduced")) return Value::error();
+    auto pending = c.axis_group(a["unreduced"], a.range("unreduced"), "the axes of unreduced=");
+    if (!pending) return Value::error();
+    AxisSet reduced_axes = 0;
+    for (int d = 0; d < x.rank(); ++d)
+      if (axes.empty() || std::find(axes.begin(), axes.end(), d) != axes.end()) reduced_axes |= to_set(x.dims[d].axes);
+    if ((to_set(*pending) & ~reduced_axes) != 0 || x.local) {
+      c.error(a.range("unreduced"), "sum's unreduced axes " + format_axis_set(*x.mesh, to_set(*pending)) +
+                                        " must be among the axes of the reduced dimensions, " +
+                                        format_axis_set(*x.mesh, reduced_axes) + ", of " + to_string(x))
+          .note("the other reduced axes are all-reduced; unreduced= keeps the sum over these pending");
+      return Value::error();
+    }
+    t->unreduced = to_set(*pending);
+    if (!pending->empty()) attrs["unreduced"] = *pending;
+  }
+  return c.emit("reduce_" + n, call, {a["x"]}, *t, std::move(attrs));
 }
 
 Value softmax(Checker& c, const ast::CallExpr& call) {
@@ -274,7 +294,8 @@ BuiltinList math_builtins() {
   l.emplace_back("where", Builtin{where, {{"cond", "a", "b"}, 3}});
   l.emplace_back("astype", Builtin{astype, {{"x", "dtype"}, 2}});
   // The reductions' axis=None reduces every dimension; argmax/argmin take exactly one axis.
-  for (auto n : {"sum", "prod", "mean", "max", "min"})
+  l.emplace_back("sum", Builtin{reduce, {{"x", "axis", "keepdims", "unreduced"}, 1, {"axis", "unreduced"}}});
+  for (auto n : {"prod", "mean", "max", "min"})
     l.emplace_back(n, Builtin{reduce, {{"x", "axis", "keepdims"}, 1, {"axis"}}});
   for (auto n : {"argmax", "argmin"}) l.emplace_back(n, Builtin{reduce, {{"x", "axis", "keepdims"}, 2}});
   l.emplace_back("softmax", Builtin{softmax, {{"x", "axis"}, 1}});
