@@ -109,14 +109,12 @@ void lower_einsum(Function& out, const Instr& instr) {
   ValueId current = out.add_value(local);
   out.body.push_back(Instr::make(OpKind::einsum, inputs, {current}, {{"spec", instr.string_attr("spec")}}, instr.range()));
 
-  // unreduced=: the checker made the contracted axes the result's pending sum (each device's
-  // product is its partial), so nothing is reduced here.
-  if (!target.unreduced.empty()) {
-    AxisList a = partial, b = target.unreduced;
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    SHARDC_ASSERT(a == b, "lower_einsums: an unreduced einsum's partial axes are not its unreduced axes");
-    partial.clear();
+  // unreduced=: the result stays a pending sum over those axes (each device's product is its
+  // partial), so only the partial axes beyond them (a one-operand sum's) are reduced here.
+  for (int axis : target.unreduced) {
+    auto it = std::find(partial.begin(), partial.end(), axis);
+    SHARDC_ASSERT(it != partial.end(), "lower_einsums: an unreduced axis the products are not partial over");
+    partial.erase(it);
   }
   if (!partial.empty()) {
     // Reduce-scatter when the target adds exactly the partial axes to one dimension.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "frontend/check/rules_elementwise.h"
 #include "frontend/internal_error.h"
 
 namespace shardc::check {
@@ -96,6 +97,15 @@ Args::Args(Checker& c, const ast::CallExpr& call) : call_(call) {
     }
   }
   if (ok_ && report_missing(c, call, sig, given_)) ok_ = false;
+  // A pending sum (unreduced=) is an argument of no built-in but reshard, which reduces it:
+  // refused here, under the built-in's own name, before any rule reads its type.
+  if (call.callee.name != "reshard")
+    for (std::size_t slot = 0; ok_ && slot < values_.size(); ++slot)
+      if (values_[slot].kind == Value::Kind::typed && values_[slot].type.kind == TypeKind::array &&
+          values_[slot].type.unreduced) {
+        c.report(unreduced_operand_error(call.callee.name, values_[slot].type, 0), given_[slot]->range);
+        ok_ = false;
+      }
 }
 
 bool check_builtin_arguments(Checker& c, const ast::CallExpr& call, const BuiltinSignature& sig) {

@@ -121,7 +121,7 @@ std::optional<RuleError> check_unreduced_operands(std::string_view op, const Typ
     return unreduced_operand_error(op, u, a.unreduced ? 0 : 1);
   if (!a.unreduced || !b.unreduced) {
     const std::string lhs = a.unreduced ? "lhs" : "rhs", rhs = a.unreduced ? "rhs" : "lhs";
-    return on_mesh(u.mesh, rule_error(ErrorClass::unsupported_sharding,
+    return (rule_error(ErrorClass::unsupported_sharding,
                                       lhs + " is unreduced while " + rhs + " is not. `" + std::string(op) +
                                           "` operation does not allow this because there will be implicit "
                                           "communication. Please reduce " + lhs + " via `reshard` before calling `" +
@@ -129,14 +129,14 @@ std::optional<RuleError> check_unreduced_operands(std::string_view op, const Typ
                                       {"got " + to_string(a) + " and " + to_string(b)}, a.unreduced ? 0 : 1));
   }
   if (a.unreduced != b.unreduced)
-    return on_mesh(u.mesh, rule_error(ErrorClass::unsupported_sharding,
+    return (rule_error(ErrorClass::unsupported_sharding,
                                       "lhs and rhs to `" + std::string(op) +
                                           "` must be unreduced along the same mesh axes. Got lhs=" +
                                           format_axis_set(*u.mesh, a.unreduced) +
                                           ", rhs=" + format_axis_set(*u.mesh, b.unreduced),
                                       {}, 1));
   if (a.dims != b.dims)
-    return on_mesh(u.mesh, rule_error(ErrorClass::unsupported_sharding,
+    return (rule_error(ErrorClass::unsupported_sharding,
                                       "unreduced operands of " + std::string(op) +
                                           " must have one shape and sharding, got " + to_string(a) + " and " +
                                           to_string(b),
@@ -147,7 +147,7 @@ std::optional<RuleError> check_unreduced_operands(std::string_view op, const Typ
 }
 
 RuleError unreduced_operand_error(std::string_view op, const Type& x, int operand) {
-  return on_mesh(x.mesh, rule_error(ErrorClass::unsupported_sharding,
+  return (rule_error(ErrorClass::unsupported_sharding,
                                     std::string(op) + " does not accept an unreduced operand: " + to_string(x) +
                                         " is a pending sum over " + format_axis_set(*x.mesh, x.unreduced),
                                     {"reduce it first with reshard (reshard(x, SPEC) all-reduces or "
