@@ -296,6 +296,9 @@ Result<Type> dynamic_slice_op(const Type& x, int axis, std::int64_t size) {
 Result<Type> dynamic_index_op(const Type& x) {
   if (x.kind != TypeKind::array || x.rank() == 0)
     return rule_error(ErrorClass::bad_argument, "only arrays of rank 1 or more can be indexed, got " + to_string(x), {}, 0);
+  if (x.dims[0].size == 0)  // JAX's IndexError, at trace time as there
+    return rule_error(ErrorClass::out_of_range, "index is out of bounds for axis 0 with size 0: " + to_string(x),
+                      {"a runtime index clamps into the dimension, and this one has no element"}, 0);
   Type r = x;
   r.dims.erase(r.dims.begin());
   if (auto e = divisible_after_change("indexing", x, 0, 1, r)) return *e;
