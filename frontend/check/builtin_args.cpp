@@ -101,8 +101,7 @@ Args::Args(Checker& c, const ast::CallExpr& call) : call_(call) {
   // refused here, under the built-in's own name, before any rule reads its type.
   if (call.callee.name != "reshard")
     for (std::size_t slot = 0; ok_ && slot < values_.size(); ++slot)
-      if (values_[slot].kind == Value::Kind::typed && values_[slot].type.kind == TypeKind::array &&
-          values_[slot].type.unreduced) {
+      if (values_[slot].is_pending_sum()) {
         c.report(unreduced_operand_error(call.callee.name, values_[slot].type, 0), given_[slot]->range);
         ok_ = false;
       }

@@ -173,14 +173,11 @@ Value reduce(Checker& c, const ast::CallExpr& call) {
     if (!require_global_argument(c, a, "unreduced")) return Value::error();
     auto pending = c.axis_group(a["unreduced"], a.range("unreduced"), "the axes of unreduced=");
     if (!pending) return Value::error();
-    AxisSet reduced_axes = 0;
-    for (int d = 0; d < x.rank(); ++d)
+    AxisSet reduced_axes = 0;  // a local operand has none
+    for (int d = 0; d < x.rank() && !x.local; ++d)
       if (axes.empty() || std::find(axes.begin(), axes.end(), d) != axes.end()) reduced_axes |= to_set(x.dims[d].axes);
-    if ((to_set(*pending) & ~reduced_axes) != 0 || x.local) {
-      c.error(a.range("unreduced"), "sum's unreduced axes " + format_axis_set(*x.mesh, to_set(*pending)) +
-                                        " must be among the axes of the reduced dimensions, " +
-                                        format_axis_set(*x.mesh, reduced_axes) + ", of " + to_string(x))
-          .note("the other reduced axes are all-reduced; unreduced= keeps the sum over these pending");
+    if (auto e = check_pending_reduction("sum", x, reduced_axes, to_set(*pending))) {
+      c.report(*e, a.range("unreduced"));
       return Value::error();
     }
     t->unreduced = to_set(*pending);

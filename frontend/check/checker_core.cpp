@@ -62,7 +62,7 @@ std::vector<Value> Checker::emit_multi(std::string name, const ast::Node& node, 
   // reshard, which reduces it; every other op would need the reduction done implicitly.
   if (name != "add" && name != "sub" && name != "reshard")
     for (std::size_t i = 0; i < inputs.size(); ++i)
-      if (inputs[i].kind == Value::Kind::typed && inputs[i].type.kind == TypeKind::array && inputs[i].type.unreduced) {
+      if (inputs[i].is_pending_sum()) {
         report(unreduced_operand_error(name, inputs[i].type, static_cast<int>(i)), node.range);
         return std::vector<Value>(results.size(), Value::error());
       }

@@ -4,6 +4,7 @@
 
 #include "frontend/check/dtype_rules.h"
 #include "frontend/check/rules_elementwise.h"
+#include "frontend/check/rules_reduce.h"
 #include "frontend/check/sharding_spec.h"
 
 namespace shardc::check {
@@ -255,31 +256,29 @@ Result<Type> unreduced_einsum_op(std::string_view text, const std::vector<Type>&
           if (spec.inputs[0].find(k) != std::string::npos) lhs_letters += k;
           if (ops.size() > 1 && spec.inputs[1].find(k) != std::string::npos) rhs_letters += k;
         }
-        return (rule_error(ErrorClass::unsupported_sharding,
-                                        "lhs and rhs contracting dims should be sharded identically when out_sharding "
-                                        "provided to dot_general mentions unreduced_axes. Got lhs_contracting_spec=" +
-                                            spec_text(spec_of(0, lhs_letters)) + ", rhs_contracting_spec=" +
-                                            spec_text(ops.size() > 1 ? spec_of(1, rhs_letters)
-                                                                     : std::vector<AxisList>{}),
-                                        {"(out_sharding's unreduced axes are shardc's unreduced=)"}));
+        return rule_error(ErrorClass::unsupported_sharding,
+                          "lhs and rhs contracting dims should be sharded identically when out_sharding "
+                          "provided to dot_general mentions unreduced_axes. Got lhs_contracting_spec=" +
+                              spec_text(spec_of(0, lhs_letters)) + ", rhs_contracting_spec=" +
+                              spec_text(ops.size() > 1 ? spec_of(1, rhs_letters) : std::vector<AxisList>{}),
+                          {"(out_sharding's unreduced axes are shardc's unreduced=)"});
       }
     lhs_contracting.push_back(first);
     contracting_axes |= to_set(first);
   }
   // One operand: a reduction (JAX's reduce rule takes the out_sharding), whose unreduced axes
   // need only be among the summed dimensions' axes; the others are all-reduced.
-  if (ops.size() == 1 && (to_set(unreduced) & ~contracting_axes) != 0)
-    return rule_error(ErrorClass::unsupported_sharding,
-                      "einsum " + quoted(text) + "'s unreduced axes " + format_axis_set(*mesh, to_set(unreduced)) +
-                          " must be among the axes of the summed dimensions, " +
-                          format_axis_set(*mesh, contracting_axes) + ", of " + to_string(ops[0]));
+  if (ops.size() == 1)
+    if (auto e = check_pending_reduction("einsum " + quoted(text), ops[0], contracting_axes, to_set(unreduced)))
+      return *e;
   if (ops.size() > 1 && to_set(unreduced) != contracting_axes)
-    return (rule_error(ErrorClass::unsupported_sharding,
-                                    "out_sharding's unreduced axes should be equal to the contracting specs. Got "
-                                    "unreduced axes=" + format_axis_set(*mesh, to_set(unreduced)) +
-                                        " and contracting spec=" + spec_text(lhs_contracting),
-                                    {"unreduced= names exactly the mesh axes the contracted dimensions are sharded "
-                                     "over"}));
+    return rule_error(ErrorClass::unsupported_sharding,
+                      "out_sharding's unreduced axes should be equal to the contracting specs. Got "
+                      "unreduced axes=" +
+                          format_axis_set(*mesh, to_set(unreduced)) +
+                          " and contracting spec=" + spec_text(lhs_contracting),
+                      {"unreduced= names exactly the mesh axes the contracted dimensions are sharded "
+                       "over"});
   std::vector<AxisList> natural;
   for (char c : spec.output)
     for (std::size_t o = 0; o < ops.size(); ++o)
@@ -288,18 +287,17 @@ Result<Type> unreduced_einsum_op(std::string_view text, const std::vector<Type>&
         break;
       }
   if (out && *out != natural)
-    return (rule_error(ErrorClass::unsupported_sharding,
-                                    "with unreduced=, out= must be the sharding the operands give the result, " +
-                                        spec_text(natural) + "; got " + spec_text(*out),
-                                    {"a limit of shardc: reshard the reduced result instead"}));
+    return rule_error(ErrorClass::unsupported_sharding,
+                      "with unreduced=, out= must be the sharding the operands give the result, " + spec_text(natural) +
+                          "; got " + spec_text(*out),
+                      {"a limit of shardc: reshard the reduced result instead"});
   auto r = einsum_op(text, ops, natural);
   if (!r) return r;
   if (r->sharded_axes() & to_set(unreduced))
-    return (rule_error(ErrorClass::duplicate_type_axis,
-                                    "dot_general operation with unreduced axes " +
-                                        format_axis_set(*mesh, to_set(unreduced)) +
-                                        " produces an illegally sharded result: " + to_string(*r) +
-                                        " also splits a dimension over them"));
+    return rule_error(ErrorClass::duplicate_type_axis, "dot_general operation with unreduced axes " +
+                                                           format_axis_set(*mesh, to_set(unreduced)) +
+                                                           " produces an illegally sharded result: " + to_string(*r) +
+                                                           " also splits a dimension over them");
   Type t = *r;
   t.unreduced = to_set(unreduced);
   return t;

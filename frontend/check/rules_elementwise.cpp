@@ -121,38 +121,35 @@ std::optional<RuleError> check_unreduced_operands(std::string_view op, const Typ
     return unreduced_operand_error(op, u, a.unreduced ? 0 : 1);
   if (!a.unreduced || !b.unreduced) {
     const std::string lhs = a.unreduced ? "lhs" : "rhs", rhs = a.unreduced ? "rhs" : "lhs";
-    return (rule_error(ErrorClass::unsupported_sharding,
-                                      lhs + " is unreduced while " + rhs + " is not. `" + std::string(op) +
-                                          "` operation does not allow this because there will be implicit "
-                                          "communication. Please reduce " + lhs + " via `reshard` before calling `" +
-                                          std::string(op) + "`.",
-                                      {"got " + to_string(a) + " and " + to_string(b)}, a.unreduced ? 0 : 1));
+    return rule_error(ErrorClass::unsupported_sharding,
+                      lhs + " is unreduced while " + rhs + " is not. `" + std::string(op) +
+                          "` operation does not allow this because there will be implicit "
+                          "communication. Please reduce " +
+                          lhs + " via `reshard` before calling `" + std::string(op) + "`.",
+                      {"got " + to_string(a) + " and " + to_string(b)}, a.unreduced ? 0 : 1);
   }
   if (a.unreduced != b.unreduced)
-    return (rule_error(ErrorClass::unsupported_sharding,
-                                      "lhs and rhs to `" + std::string(op) +
-                                          "` must be unreduced along the same mesh axes. Got lhs=" +
-                                          format_axis_set(*u.mesh, a.unreduced) +
-                                          ", rhs=" + format_axis_set(*u.mesh, b.unreduced),
-                                      {}, 1));
+    return rule_error(ErrorClass::unsupported_sharding,
+                      "lhs and rhs to `" + std::string(op) + "` must be unreduced along the same mesh axes. Got lhs=" +
+                          format_axis_set(*u.mesh, a.unreduced) + ", rhs=" + format_axis_set(*u.mesh, b.unreduced),
+                      {}, 1);
   if (a.dims != b.dims)
-    return (rule_error(ErrorClass::unsupported_sharding,
-                                      "unreduced operands of " + std::string(op) +
-                                          " must have one shape and sharding, got " + to_string(a) + " and " +
-                                          to_string(b),
-                                      {"shardc does not broadcast or reshard pending sums; reshard the operands "
-                                       "to one sharding before the einsum that makes them"},
-                                      1));
+    return rule_error(ErrorClass::unsupported_sharding,
+                      "unreduced operands of " + std::string(op) + " must have one shape and sharding, got " +
+                          to_string(a) + " and " + to_string(b),
+                      {"shardc does not broadcast or reshard pending sums; reshard the operands "
+                       "to one sharding before the einsum that makes them"},
+                      1);
   return std::nullopt;
 }
 
 RuleError unreduced_operand_error(std::string_view op, const Type& x, int operand) {
-  return (rule_error(ErrorClass::unsupported_sharding,
-                                    std::string(op) + " does not accept an unreduced operand: " + to_string(x) +
-                                        " is a pending sum over " + format_axis_set(*x.mesh, x.unreduced),
-                                    {"reduce it first with reshard (reshard(x, SPEC) all-reduces or "
-                                     "reduce-scatters it); only add and sub take pending sums as they are"},
-                                    operand));
+  return rule_error(ErrorClass::unsupported_sharding,
+                    std::string(op) + " does not accept an unreduced operand: " + to_string(x) +
+                        " is a pending sum over " + format_axis_set(*x.mesh, x.unreduced),
+                    {"reduce it first with reshard (reshard(x, SPEC) all-reduces or "
+                     "reduce-scatters it); only add and sub take pending sums as they are"},
+                    operand);
 }
 
 Result<Type> binary_op(std::string_view op, BinaryKind kind, const Type& a, const Type& b) {

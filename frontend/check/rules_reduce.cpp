@@ -6,6 +6,15 @@
 
 namespace shardc::check {
 
+std::optional<RuleError> check_pending_reduction(std::string_view op, const Type& x, AxisSet reduced, AxisSet pending) {
+  if ((pending & ~reduced) == 0) return std::nullopt;
+  return rule_error(ErrorClass::unsupported_sharding,
+                    std::string(op) + "'s unreduced axes " + format_axis_set(*x.mesh, pending) +
+                        " must be among the axes of the reduced dimensions, " + format_axis_set(*x.mesh, reduced) +
+                        ", of " + to_string(x),
+                    {"the other reduced axes are all-reduced; unreduced= keeps the sum over these pending"}, 0);
+}
+
 Result<int> normalize_axis(std::string_view op, std::int64_t axis, int rank) {
   if (axis < -rank || axis >= rank)
     return rule_error(ErrorClass::out_of_range,

@@ -7,6 +7,7 @@
 //   roll(f32[8@X], 1, axis=0)   ->  error: roll over a sharded dimension
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -19,6 +20,11 @@ enum class ReduceKind { sum, mean, max, min, prod, argmax, argmin, any, all };
 
 // `axes` are the reduced dimensions (already normalised to [0, rank)); empty = all dims.
 Result<Type> reduce_op(std::string_view op, ReduceKind kind, const Type& x, std::vector<int> axes);
+
+// A sum that keeps the sum over `pending`'s blocks waiting (sum's unreduced=, and a one-operand
+// einsum's, which is a reduction as in JAX): `pending` must be among `reduced`, the axes of the
+// summed dimensions of `x`; the others are all-reduced.
+std::optional<RuleError> check_pending_reduction(std::string_view op, const Type& x, AxisSet reduced, AxisSet pending);
 
 // Normalises a possibly negative dimension index; an error names the op and the rank.
 Result<int> normalize_axis(std::string_view op, std::int64_t axis, int rank);

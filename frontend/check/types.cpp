@@ -143,6 +143,17 @@ std::string format_axis_set(const Mesh& mesh, AxisSet set) {
   return s + "}";
 }
 
+std::string format_type_suffix(const Mesh& mesh, char tag, AxisSet set) {
+  std::string s = std::string("{") + tag + ":";
+  bool first = true;
+  for (int a : to_list(set)) {
+    if (!first) s += ",";
+    first = false;
+    s += mesh.axis_names.at(a);
+  }
+  return s + "}";
+}
+
 std::string format_spec(const Mesh& mesh, const std::vector<Dim>& dims) {
   std::string s = "[";
   for (std::size_t i = 0; i < dims.size(); ++i) {
@@ -172,15 +183,7 @@ std::string to_string(const Type& t) {
     }
     case TypeKind::key: {
       std::string s = "key";
-      if (t.local && t.varying != 0 && t.mesh) {
-        s += "{V:";
-        bool first = true;
-        for (int a : to_list(t.varying)) {
-          s += (first ? "" : ",") + t.mesh->axis_names.at(a);
-          first = false;
-        }
-        s += "}";
-      }
+      if (t.local && t.varying != 0 && t.mesh) s += format_type_suffix(*t.mesh, 'V', t.varying);
       return s;
     }
     case TypeKind::static_scalar: {
@@ -202,18 +205,8 @@ std::string to_string(const Type& t) {
     if (!t.dims[i].axes.empty() && t.mesh) s += "@" + format_axes(*t.mesh, t.dims[i].axes);
   }
   s += "]";
-  auto suffix = [&](const char* tag, AxisSet axes) {
-    s += tag;
-    bool first = true;
-    for (int a : to_list(axes)) {
-      if (!first) s += ",";
-      first = false;
-      s += t.mesh->axis_names.at(a);
-    }
-    s += "}";
-  };
-  if (t.local && t.varying != 0 && t.mesh) suffix("{V:", t.varying);
-  if (!t.local && t.unreduced != 0 && t.mesh) suffix("{U:", t.unreduced);
+  if (t.local && t.varying != 0 && t.mesh) s += format_type_suffix(*t.mesh, 'V', t.varying);
+  if (!t.local && t.unreduced != 0 && t.mesh) s += format_type_suffix(*t.mesh, 'U', t.unreduced);
   return s;
 }
 

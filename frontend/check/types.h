@@ -103,6 +103,7 @@ Type make_tuple(std::vector<Type> elements);
 std::string to_string(const Type& type);
 std::string format_axes(const Mesh& mesh, const AxisList& axes);   // dp or (dp,tp); empty list: None
 std::string format_axis_set(const Mesh& mesh, AxisSet set);         // {dp, tp}
+std::string format_type_suffix(const Mesh& mesh, char tag, AxisSet set);  // {V:dp,tp} or {U:dp}, mesh order
 std::string format_spec(const Mesh& mesh, const std::vector<Dim>& dims);  // [dp, None]
 std::string format_static(const StaticValue& v);
 

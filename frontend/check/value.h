@@ -42,6 +42,8 @@ struct Value {
   bool is_error() const { return kind == Kind::error; }
   bool is_static_scalar() const { return kind == Kind::typed && type.kind == TypeKind::static_scalar; }
   bool is_array() const { return kind == Kind::typed && type.kind == TypeKind::array; }
+  // A pending sum (einsum's or sum's unreduced=): only add, sub and reshard take it.
+  bool is_pending_sum() const { return is_array() && type.unreduced != 0; }
 };
 
 }  // namespace shardc::check
