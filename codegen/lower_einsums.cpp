@@ -117,37 +117,8 @@ void lower_einsum(Function& out, const Instr& instr) {
     partial.erase(it);
   }
   if (!partial.empty()) {
-    // Reduce-scatter when the target adds exactly the partial axes to one dimension.
-    std::optional<std::size_t> scatter_dim;
-    AxisList scatter_axes;
-    for (std::size_t d = 0; d < target_spec.size(); ++d) {
-      const AxisList& t = target_spec[d];
-      const AxisList& n = natural[d];
-      if (t.size() != n.size() + partial.size() || !std::equal(n.begin(), n.end(), t.begin())) continue;
-      AxisList suffix(t.begin() + static_cast<std::ptrdiff_t>(n.size()), t.end());
-      AxisList a = suffix, b = partial;
-      std::sort(a.begin(), a.end());
-      std::sort(b.begin(), b.end());
-      if (a == b) {
-        scatter_dim = d;
-        scatter_axes = suffix;
-        break;
-      }
-    }
-    std::vector<AxisList> after = natural;
-    Attrs attrs = axes_attrs(scatter_dim ? scatter_axes : partial);
-    OpKind kind = OpKind::psum;
-    if (scatter_dim) {
-      after[*scatter_dim] = target_spec[*scatter_dim];
-      attrs["dim"] = static_cast<std::int64_t>(*scatter_dim);
-      attrs["tiled"] = true;
-      kind = OpKind::psum_scatter;
-    }
-    Value v = with_spec(*out.mesh, target, after);
-    v.name.clear();
-    ValueId next = out.add_value(v);
-    out.body.push_back(Instr::make(kind, {current}, {next}, attrs, instr.range()));
-    current = next;
+    current = emit_partial_sum_reduction(out, current, partial, result, instr.range());
+    if (current == result) return;
   }
   // The last step defines the instruction's own result id, so later uses need no renaming.
   if (out.values[static_cast<std::size_t>(current)].spec == target_spec) {

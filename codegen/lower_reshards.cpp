@@ -89,43 +89,14 @@ std::optional<Instr> single_collective(const Spec& from, const Spec& target, Val
   return std::nullopt;
 }
 
-// A pending sum (unreduced over U) is reduced first: one reduce-scatter when the target only adds
-// U's axes (in any order) to one dimension, and that is the whole reshard (true); else an
-// all-reduce over U into a new value, `input`, which the rest of the reshard then moves.
-bool reduce_pending_sum(Function& out, ValueId& input, ValueId result, const SourceRange& range) {
-  const Value v = out.values[static_cast<std::size_t>(input)];
-  const Spec& target = out.values[static_cast<std::size_t>(result)].spec;
-  AxisList pending = v.unreduced;
-  std::sort(pending.begin(), pending.end());
-  std::vector<std::size_t> changed;
-  for (std::size_t d = 0; d < target.size(); ++d)
-    if (target[d] != v.spec[d]) changed.push_back(d);
-  if (changed.size() == 1 && is_prefix(v.spec[changed[0]], target[changed[0]])) {
-    const std::size_t d = changed[0];
-    AxisList added = suffix_after(v.spec[d], target[d]);
-    AxisList sorted = added;
-    std::sort(sorted.begin(), sorted.end());
-    if (sorted == pending) {
-      out.body.push_back(Instr::make(OpKind::psum_scatter, {input}, {result},
-                                     {{"axes", added}, {"dim", static_cast<std::int64_t>(d)}, {"tiled", true}}, range));
-      return true;
-    }
-  }
-  Value reduced = v;
-  reduced.unreduced.clear();
-  reduced.name.clear();
-  const ValueId next = out.add_value(reduced);
-  out.body.push_back(Instr::make(OpKind::psum, {input}, {next}, {{"axes", v.unreduced}}, range));
-  input = next;
-  return false;
-}
-
 void lower_reshard(Function& out, const Instr& instr) {
   const ValueId result = instr.output();
   ValueId input = instr.inputs()[0];
-  if (!out.values[static_cast<std::size_t>(input)].unreduced.empty() &&
-      reduce_pending_sum(out, input, result, instr.range()))
-    return;
+  // A pending sum is reduced first (a reduce-scatter where the target allows), then moved.
+  if (const AxisList pending = out.values[static_cast<std::size_t>(input)].unreduced; !pending.empty()) {
+    input = emit_partial_sum_reduction(out, input, pending, result, instr.range());
+    if (input == result) return;
+  }
   const Spec target = out.values[static_cast<std::size_t>(result)].spec;
   const Spec from = out.values[static_cast<std::size_t>(input)].spec;
   SHARDC_ASSERT(from.size() == target.size(), "lower_reshards: a reshard to another rank");

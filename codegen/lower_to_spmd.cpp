@@ -100,18 +100,17 @@ class SpmdLowering {
     // each device runs them on its blocks unless that dimension is sharded. (The checker gives a
     // dynamic_update_slice's update the operand's sharding, stacked operands one type, and
     // top_k an unsharded last dimension.)
-    if (n == "dynamic_slice" && op.attrs.count("sizes")) {  // one start per dimension
-      const auto& sizes = std::get<std::vector<std::int64_t>>(op.attrs.at("sizes"));
-      for (std::size_t d = 0; d < sizes.size(); ++d)
-        if (sharded(x, static_cast<std::int64_t>(d)) && sizes[d] != x.global_shape[d]) return true;
+    // One start per dimension: it crosses where the window (the slice, the update) covers only
+    // part of a sharded dimension.
+    auto window_cuts_sharded_dim = [&](const std::vector<std::int64_t>& window) {
+      for (std::size_t d = 0; d < window.size(); ++d)
+        if (sharded(x, static_cast<std::int64_t>(d)) && window[d] != x.global_shape[d]) return true;
       return false;
-    }
-    if (n == "dynamic_update_slice" && attr_int("axis") < 0) {  // one start per dimension
-      const Value& update = val(op.inputs[1]);
-      for (std::size_t d = 0; d < x.global_shape.size(); ++d)
-        if (sharded(x, static_cast<std::int64_t>(d)) && update.global_shape[d] != x.global_shape[d]) return true;
-      return false;
-    }
+    };
+    if (n == "dynamic_slice" && op.attrs.count("sizes"))
+      return window_cuts_sharded_dim(std::get<std::vector<std::int64_t>>(op.attrs.at("sizes")));
+    if (n == "dynamic_update_slice" && attr_int("axis") < 0)
+      return window_cuts_sharded_dim(val(op.inputs[1]).global_shape);
     if (n == "dynamic_slice" || n == "dynamic_update_slice" || n == "split") return sharded(x, attr_int("axis"));
     if (n == "dynamic_index") return sharded(x, 0);
     if (n == "stack" || n == "top_k") return false;

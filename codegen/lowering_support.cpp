@@ -1,5 +1,7 @@
 #include "codegen/lowering_support.h"
 
+#include <algorithm>
+
 #include "frontend/internal_error.h"
 
 namespace shardc::codegen {
@@ -49,5 +51,41 @@ ValueId emit_reshard(Function& out, ValueId src, std::vector<AxisList> spec, con
 }
 
 Attrs axes_attrs(const AxisList& axes) { return Attrs{{"axes", axes}}; }
+
+ValueId emit_partial_sum_reduction(Function& out, ValueId current, const AxisList& partial, ValueId result,
+                                   const SourceRange& range) {
+  const Value from = out.values[static_cast<std::size_t>(current)];  // copies: out.values grows below
+  const std::vector<AxisList> target = out.values[static_cast<std::size_t>(result)].spec;
+  AxisList sorted_partial = partial;
+  std::sort(sorted_partial.begin(), sorted_partial.end());
+  std::vector<AxisList> after = from.spec;
+  Attrs attrs = axes_attrs(partial);
+  OpKind kind = OpKind::psum;
+  for (std::size_t d = 0; d < target.size(); ++d) {
+    const AxisList& t = target[d];
+    const AxisList& n = from.spec[d];
+    if (t.size() != n.size() + partial.size() || !std::equal(n.begin(), n.end(), t.begin())) continue;
+    AxisList added(t.begin() + static_cast<std::ptrdiff_t>(n.size()), t.end());
+    AxisList sorted_added = added;
+    std::sort(sorted_added.begin(), sorted_added.end());
+    if (sorted_added != sorted_partial) continue;
+    after[d] = t;
+    attrs = {{"axes", added}, {"dim", static_cast<std::int64_t>(d)}, {"tiled", true}};
+    kind = OpKind::psum_scatter;
+    break;
+  }
+  Value reduced = with_spec(*out.mesh, from, after);
+  reduced.name.clear();
+  reduced.unreduced.erase(std::remove_if(reduced.unreduced.begin(), reduced.unreduced.end(),
+                                         [&](int a) { return std::binary_search(sorted_partial.begin(),
+                                                                                sorted_partial.end(), a); }),
+                          reduced.unreduced.end());
+  const ValueId next =
+      after == target && reduced.unreduced == out.values[static_cast<std::size_t>(result)].unreduced
+          ? result
+          : out.add_value(reduced);
+  out.body.push_back(Instr::make(kind, {current}, {next}, attrs, range));
+  return next;
+}
 
 }  // namespace shardc::codegen

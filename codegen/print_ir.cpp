@@ -22,12 +22,7 @@ std::string value_type(const Function& f, ValueId id) {
     for (std::size_t d = 0; d < v.spec.size(); ++d) dims.push_back(check::Dim{v.global_shape[d], v.spec[d]});
     return dims;
   }());
-  if (!v.unreduced.empty() && f.mesh) {
-    s << " {U:";
-    for (std::size_t i = 0; i < v.unreduced.size(); ++i)
-      s << (i ? "," : "") << f.mesh->axis_names.at(static_cast<std::size_t>(v.unreduced[i]));
-    s << "}";
-  }
+  if (!v.unreduced.empty() && f.mesh) s << " " << check::format_type_suffix(*f.mesh, 'U', check::to_set(v.unreduced));
   return s.str();
 }
 

@@ -153,8 +153,11 @@ TEST(LowerToSpmd, SlicesCutBlocksInPlaceOrGatherOnlyTheDimsTheyCross) {
   EXPECT_EQ(count(k, "take_piece"), 1);
   EXPECT_EQ(k.size(), 6u);  // and a param and the wait
   const Function& f = *l.module->find("f");
-  for (const InstrPtr& i : f.body)
-    if (i->kind() == OpKind::start) EXPECT_EQ(i->int_attr("axis"), 0);
+  for (const InstrPtr& i : f.body) {
+    if (i->kind() == OpKind::start) {
+      EXPECT_EQ(i->int_attr("axis"), 0);
+    }
+  }
 }
 
 TEST(LowerToSpmd, SoftmaxAlongAShardedDimAllReducesItsMaxAndSum) {
