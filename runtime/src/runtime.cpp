@@ -9,6 +9,7 @@
 
 #include "cpu_affinity.h"
 #include "inprocess_communicator.h"
+#include "mpi_launch.h"
 #include "shard/errors.h"
 #include "wait.h"
 
@@ -55,6 +56,7 @@ Device* current_device() { return tls_device; }
 
 Runtime::Runtime(int devices, int cores) {
   if (devices < 1) throw ArgumentError("a runtime needs at least one device, got: " + std::to_string(devices));
+  detail::refuse_mpi_launch();
   if (cores <= 0) cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   omp_threads_ = std::max(1, cores / devices);
   // An explicit OMP_NUM_THREADS is an upper bound (ThreadSanitizer runs set it to 1 to keep

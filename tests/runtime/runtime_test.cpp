@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <cstdlib>
 #include <set>
 #include <string>
@@ -43,6 +44,51 @@ TEST(Runtime, AThreadThatCannotStartIsAnError) {
   EXPECT_EXIT(start_runtime_without_address_space(), ::testing::ExitedWithCode(0), "");
 }
 #endif
+
+// Sets one environment variable for the scope, restoring what was there.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+// Several ranks under an MPI launcher would each run whole independent copies (no MPI backend
+// yet), so the runtime refuses to start there unless the user asks for independent copies.
+TEST(Runtime, RefusesToStartInOneOfSeveralMpiRanks) {
+  {
+    ScopedEnv ranks("OMPI_COMM_WORLD_SIZE", "4");
+    try {
+      Runtime rt{2};
+      FAIL() << "expected UnsupportedError";
+    } catch (const UnsupportedError& e) {
+      EXPECT_NE(std::string(e.what()).find("one of 4 ranks started by an MPI launcher (OMPI_COMM_WORLD_SIZE=4)"),
+                std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("SHARD_INDEPENDENT_RANKS=1"), std::string::npos) << e.what();
+    }
+    ScopedEnv allow("SHARD_INDEPENDENT_RANKS", "1");
+    Runtime rt{2};
+    EXPECT_EQ(rt.num_devices(), 2);
+  }
+  {
+    ScopedEnv ranks("PMI_SIZE", "2");
+    EXPECT_THROW(Runtime{1}, UnsupportedError);
+  }
+  // One rank, or a variable that is not a count, is a plain single-process run.
+  ScopedEnv one("OMPI_COMM_WORLD_SIZE", "1");
+  ScopedEnv junk("PMI_SIZE", "two");
+  Runtime rt{2};
+  EXPECT_EQ(rt.num_devices(), 2);
+}
 
 TEST(Runtime, RunsOnEveryDeviceOfTheMesh) {
   Runtime rt{8};

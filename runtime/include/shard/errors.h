@@ -30,6 +30,13 @@ class DeviceError : public std::runtime_error {
   std::string message_;
 };
 
+// This build of the runtime cannot do what was asked (e.g. run across MPI ranks: there is no
+// MPI backend yet).
+class UnsupportedError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Internal invariant checks stay on in release builds.
 [[noreturn]] void internal_error(const char* file, int line, const std::string& what);
 

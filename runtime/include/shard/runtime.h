@@ -44,6 +44,9 @@ class Runtime {
   // cores, at most `cores` of them run a oneDNN kernel at a time (kernels/compute_gate.h), and
   // device d is pinned to the d % cores-th CPU the process may use, with a permit of its own
   // per core (SHARD_PIN_DEVICES=0 turns pinning off; see src/cpu_affinity.h).
+  // There is no MPI backend yet: in one of several ranks started by mpirun/mpiexec/srun the
+  // constructor throws UnsupportedError rather than run independent copies that look like one
+  // distributed run (SHARD_INDEPENDENT_RANKS=1 allows them; see src/mpi_launch.h).
   explicit Runtime(int devices, int cores = 0);
   ~Runtime();
   Runtime(const Runtime&) = delete;
