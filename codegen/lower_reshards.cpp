@@ -30,10 +30,19 @@ AxisList axes_named(const Spec& a, const Spec& b) {
   return axes;
 }
 
+// The spec without its size-1 mesh axes: they split nothing, so two specs that differ only in
+// them lay out the same blocks, and a reshard between them moves nothing. The lowering below
+// compares and moves these forms ([X,Y] -> [Y,X] with X = Y = 1 is free, not an exchange).
+Spec without_size_one_axes(const check::Mesh& mesh, Spec spec) {
+  for (AxisList& dim : spec)
+    std::erase_if(dim, [&](int axis) { return mesh.axis_sizes[static_cast<std::size_t>(axis)] == 1; });
+  return spec;
+}
+
 // Case 2: only axes added. One take_piece per dimension that grows (over the axes it gains,
 // which take_piece reads as one combined axis, major first, as the spec means them).
-bool lower_as_pieces(Function& out, ValueId current, ValueId result, const Spec& target, const SourceRange& range) {
-  const Spec from = out.values[static_cast<std::size_t>(current)].spec;
+bool lower_as_pieces(Function& out, ValueId current, ValueId result, const Spec& from, const Spec& target,
+                     const SourceRange& range) {
   std::vector<std::size_t> growing;
   for (std::size_t d = 0; d < from.size(); ++d) {
     if (!is_prefix(from[d], target[d])) return false;
@@ -97,15 +106,15 @@ void lower_reshard(Function& out, const Instr& instr) {
     input = emit_partial_sum_reduction(out, input, pending, result, instr.range());
     if (input == result) return;
   }
-  const Spec target = out.values[static_cast<std::size_t>(result)].spec;
-  const Spec from = out.values[static_cast<std::size_t>(input)].spec;
+  const Spec target = without_size_one_axes(*out.mesh, out.values[static_cast<std::size_t>(result)].spec);
+  const Spec from = without_size_one_axes(*out.mesh, out.values[static_cast<std::size_t>(input)].spec);
   SHARDC_ASSERT(from.size() == target.size(), "lower_reshards: a reshard to another rank");
   if (from == target) {
     // A free reshard (same layout): keep the value under the result's id.
     out.body.push_back(Instr::make(OpKind::alias, {input}, {result}, {}, instr.range()));
     return;
   }
-  if (lower_as_pieces(out, input, result, target, instr.range())) return;
+  if (lower_as_pieces(out, input, result, from, target, instr.range())) return;
   if (std::optional<Instr> one = single_collective(from, target, input, result, instr.range())) {
     out.body.push_back(std::make_shared<const Instr>(std::move(*one)));
     return;

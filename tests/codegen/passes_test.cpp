@@ -239,6 +239,18 @@ TEST(LowerReshards, MovingAnAxisAndAddingAnotherIsOneExchange) {
 
 // The bytes --emit=schedule prints for an exchange: what crosses devices, read from the holder
 // the runtime picks (itself when it can).
+// Size-1 mesh axes split nothing: a reshard that only moves them moves no data.
+TEST(LowerReshards, SizeOneAxesMoveNothing) {
+  const std::string mesh = "mesh u = [X: 1, Y: 1, Z: 2];\n";
+  auto swap = lower(mesh + "func f(a: f32[4@X, 6@Y]) -> f32[4@Y, 6@X] on u { return reshard(a, [Y, X]); }");
+  ASSERT_TRUE(swap.module) << swap.errors;
+  EXPECT_EQ(kinds(*swap.module, "f"), (std::vector<std::string>{"param", "alias"}));
+  auto gain = lower(mesh + "func f(a: f32[4@X, 6@Y]) -> f32[4@(Z, X), 6@Y] on u { return reshard(a, [(Z, X), Y]); }");
+  ASSERT_TRUE(gain.module) << gain.errors;
+  EXPECT_EQ(kinds(*gain.module, "f"), (std::vector<std::string>{"param", "take_piece"}));
+  EXPECT_EQ(gain.module->find("f")->body[1]->axes_attr("axes"), (AxisList{2}));
+}
+
 TEST(ReshardTraffic, CountsOnlyPiecesHeldByOtherDevices) {
   check::Mesh mesh;
   mesh.axis_names = {"dp", "tp"};
