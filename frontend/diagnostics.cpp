@@ -51,7 +51,15 @@ void render_snippet(std::ostream& out, const SourceManager& sources, const Sourc
 DiagnosticBuilder& DiagnosticBuilder::note(std::string message) { return note(SourceRange{}, std::move(message)); }
 
 DiagnosticBuilder& DiagnosticBuilder::note(const SourceRange& range, std::string message) {
-  if (owner_) owner_->diagnostics_[index_].notes.push_back(DiagnosticNote{range, std::move(message)});
+  if (!owner_) return *this;
+  auto& notes = owner_->diagnostics_[index_].notes;
+  const auto first_trailing = std::find_if(notes.begin(), notes.end(), [](const DiagnosticNote& n) { return n.trailing; });
+  notes.insert(first_trailing, DiagnosticNote{range, std::move(message)});
+  return *this;
+}
+
+DiagnosticBuilder& DiagnosticBuilder::trailing_note(const SourceRange& range, std::string message) {
+  if (owner_) owner_->diagnostics_[index_].notes.push_back(DiagnosticNote{range, std::move(message), true});
   return *this;
 }
 

@@ -23,6 +23,7 @@ enum class Severity { error, warning, note };
 struct DiagnosticNote {
   SourceRange range;  // may be invalid: the note then prints without a location
   std::string message;
+  bool trailing = false;  // context (where the error was reached from): stays after the other notes
 };
 
 struct Diagnostic {
@@ -40,6 +41,9 @@ class DiagnosticBuilder {
   DiagnosticBuilder(Diagnostics* owner, std::size_t index) : owner_(owner), index_(index) {}
   DiagnosticBuilder& note(std::string message);
   DiagnosticBuilder& note(const SourceRange& range, std::string message);
+  // A note of context that stays last whatever notes are added after it, so that a rule's
+  // explanation follows its error directly.
+  DiagnosticBuilder& trailing_note(const SourceRange& range, std::string message);
 
  private:
   Diagnostics* owner_;  // null once the error limit is reached: notes are then dropped

@@ -17,7 +17,7 @@ DiagnosticBuilder Checker::error(const SourceRange& range, std::string message) 
   // An error inside an inlined fn helper names the call in the function's own body that led
   // there (docs/language.md 2.3): the fn's lines alone do not say which of its calls failed.
   if (ctx_ && !ctx_->fn_calls.empty())
-    b.note(ctx_->fn_calls.front(), "reached inside '" + ctx_->fn_stack.back()->name.name + "', " +
+    b.trailing_note(ctx_->fn_calls.front(), "reached inside '" + ctx_->fn_stack.back()->name.name + "', " +
                                        std::to_string(ctx_->fn_calls.size()) + " fn call" +
                                        (ctx_->fn_calls.size() == 1 ? "" : "s") + " deep from this call in '" +
                                        ctx_->out->name + "'");
@@ -126,7 +126,7 @@ std::string Checker::describe_dynamic(const Value& v) {
     case Value::Kind::axes: return "it is an axis group";
     case Value::Kind::string: return "it is a string";
     case Value::Kind::none: return "it is None";
-    case Value::Kind::seq: return "it is a tuple or list";
+    case Value::Kind::seq: return v.is_list ? "it is a list" : "it is a tuple";
     case Value::Kind::type_literal: return "it is a type";
     case Value::Kind::error: return "it has an error";
   }

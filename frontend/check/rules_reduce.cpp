@@ -112,11 +112,4 @@ Result<Type> roll_op(const Type& x, int axis) {
   return x;
 }
 
-Result<Type> cumulative_op(std::string_view op, const Type& x, int axis) {
-  if (auto e = unsharded_along(std::string(op) + "'s operand", x, axis)) return *e;
-  Type r = x;
-  r.dtype = sum_dtype(x.dtype);
-  return r;
-}
-
 }  // namespace shardc::check

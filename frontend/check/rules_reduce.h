@@ -32,7 +32,5 @@ Result<int> normalize_axis(std::string_view op, std::int64_t axis, int rank);
 Result<Type> softmax_op(const Type& x, int axis);
 Result<Type> top_k_op(const Type& x, std::int64_t k);
 Result<Type> roll_op(const Type& x, int axis);
-// cumulative ops (cumsum): the operand must be unsharded along `axis`.
-Result<Type> cumulative_op(std::string_view op, const Type& x, int axis);
 
 }  // namespace shardc::check
