@@ -56,8 +56,12 @@ bool try_onednn_unary(Context& ctx, UnaryOp op, const View& x, const MutView& y)
   if (!alg || x.dtype != DType::f32 || x.size() < kOneDnnMinElements || !x.is_row_major() || !y.is_row_major()) {
     return false;
   }
-  const bool nan_unsafe = op == UnaryOp::exp || op == UnaryOp::relu;
-  if (nan_unsafe && any_nan(static_cast<const float*>(x.data), x.size())) return false;
+  const auto* in = static_cast<const float*>(x.data);
+  if (op == UnaryOp::relu && any_nan(in, x.size())) return false;
+  // exp and sigmoid below -87 have subnormal results (exp(-87) = 1.6e-38, just above FLT_MIN),
+  // which oneDNN's exp flushes to 0; JAX keeps them (docs/language.md 6.7). Such inputs, and
+  // exp of NaN, take the loops.
+  if ((op == UnaryOp::exp || op == UnaryOp::sigmoid) && any_nan_or_below(in, x.size(), -87.0f)) return false;
   // Dense in and out: the shape does not matter, only the element count.
   const memory::dims dims{x.size()};
   const memory::desc md(dims, memory::data_type::f32, memory::dims{1});

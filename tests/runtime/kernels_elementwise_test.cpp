@@ -317,6 +317,26 @@ TEST(KernelsElementwise, SixteenBitResultsRoundToNearestEven) {
   EXPECT_EQ(c.get(1), 1.0 + std::ldexp(1.0, -6));  // 1 + 3*2^-8 ties up to the even 1 + 2^-6
 }
 
+TEST(KernelsElementwise, SubnormalResultsAreKeptOnEveryPath) {
+  // oneDNN's exp and logistic flush results below FLT_MIN to 0; JAX keeps them (exp(-100) is
+  // 3.78e-44), so the kernels must, at sizes below and above the oneDNN threshold.
+  sk::Context ctx;
+  for (std::int64_t n : {8, 5000}) {
+    Array x(DType::f32, {n}), y(DType::f32, {n});
+    for (std::int64_t i = 0; i < n; ++i) x.set(i, i % 2 ? -100.0 : -88.0);
+    sk::unary(ctx, UnaryOp::exp, x.view(), y.mut());
+    EXPECT_EQ(static_cast<float>(y.get(0)), std::exp(-88.0f)) << "n=" << n;
+    EXPECT_EQ(static_cast<float>(y.get(1)), std::exp(-100.0f)) << "n=" << n;
+    EXPECT_GT(y.get(1), 0.0) << "n=" << n;
+    // sigmoid is 1 / (1 + exp(-x)) in f32, as the evaluator computes it: subnormal at -88
+    // (exp(88) is finite), 0 at -100 (exp(100) overflows).
+    sk::unary(ctx, UnaryOp::sigmoid, x.view(), y.mut());
+    EXPECT_EQ(static_cast<float>(y.get(0)), 1.0f / (1.0f + std::exp(88.0f))) << "n=" << n;
+    EXPECT_GT(y.get(0), 0.0) << "n=" << n;
+    EXPECT_LT(y.get(0), std::numeric_limits<float>::min()) << "n=" << n;
+  }
+}
+
 TEST(KernelsElementwise, NanStaysNanOnEveryPath) {
   // oneDNN's exp and relu turn NaN into inf and 0; the kernels must not.
   sk::Context ctx;
