@@ -35,10 +35,23 @@ void lower_reduce(Function& out, const InstrPtr& instr) {
   const ValueId result = instr->output();
   Value partial = out.values[static_cast<std::size_t>(result)];
   partial.name.clear();
-  ValueId local = out.add_value(partial);
+  // jnp.sum and jnp.mean of bf16/f16 compute in f32 and round once at the end, so the
+  // devices' partial results cross the collective in f32 (the sum of [60000, 60000, -60000,
+  // -60000] in f16 over 2 devices is 0, not inf - inf); max and min are exact in any dtype.
+  const std::string& fn = instr->string_attr("fn");
+  const bool widen = (fn == "sum" || fn == "mean") && (partial.dtype == DType::bf16 || partial.dtype == DType::f16);
+  if (widen) partial.dtype = DType::f32;
+  const ValueId local = out.add_value(partial);
   out.body.push_back(Instr::make(OpKind::reduce, instr->inputs(), {local}, instr->attrs(), instr->range()));
-  out.body.push_back(Instr::make(all_reduce_for(instr->string_attr("fn")), {local}, {result}, axes_attrs(group),
-                                 instr->range()));
+  if (!widen) {
+    out.body.push_back(Instr::make(all_reduce_for(fn), {local}, {result}, axes_attrs(group), instr->range()));
+    return;
+  }
+  const ValueId combined = out.add_value(partial);
+  out.body.push_back(Instr::make(all_reduce_for(fn), {local}, {combined}, axes_attrs(group), instr->range()));
+  const DType storage = out.values[static_cast<std::size_t>(result)].dtype;
+  out.body.push_back(Instr::make(OpKind::convert, {combined}, {result},
+                                 {{"dtype", std::string(shard::dtype_short_name(storage))}}, instr->range()));
 }
 
 }  // namespace

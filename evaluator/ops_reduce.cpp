@@ -111,7 +111,9 @@ HostTensor reduce(std::string_view op, const HostTensor& x_in, const std::vector
       if (x.is_float()) {
         double acc = prod ? 1.0 : 0.0;
         for (auto i : g) acc = prod ? acc * x.floats[i] : acc + x.floats[i];
-        if (op == "mean") acc /= static_cast<double>(g.size());
+        // mean is the f32 sum divided in f32 (jnp.mean's computation dtype), so a sum beyond
+        // f32's range is inf as in JAX, whatever the count.
+        if (op == "mean") acc = static_cast<float>(acc) / static_cast<float>(g.size());
         out.store_float(oi, acc);
       } else {
         SHARDC_ASSERT(op != "mean", "mean with an integer result dtype");

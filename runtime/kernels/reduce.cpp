@@ -123,12 +123,17 @@ void reduce_typed(ReduceOp op, const View& x, const Split& s, const MutView& out
       case ReduceOp::sum:
       case ReduceOp::mean:
       case ReduceOp::prod: {
-        if (op != ReduceOp::mean) detail::check_same_dtype(x.dtype, out.dtype, name);
+        // A 16-bit float's sum or product may also be kept in f32: a sharded reduction's
+        // partial results stay f32 until the collective has combined them (as jnp.sum's do).
+        if (op != ReduceOp::mean && !(x.dtype != DType::f32 && out.dtype == DType::f32))
+          detail::check_same_dtype(x.dtype, out.dtype, name);
         for_each_output(s, out, [&](std::int64_t off, char* o) {
           double r = op == ReduceOp::prod
                          ? fold_block<T>(x, s, off, 1.0, [](double a, M v) { return a * v; })
                          : fold_block<T>(x, s, off, 0.0, [](double a, M v) { return a + v; });
-          if (op == ReduceOp::mean) r = r / static_cast<double>(count);
+          // mean divides the sum rounded to f32, in f32 (jnp.mean's computation dtype; the
+          // evaluator does the same), so a sum beyond f32's range is inf whatever the count.
+          if (op == ReduceOp::mean) r = static_cast<float>(r) / static_cast<float>(count);
           store_double(out.dtype, o, r);
         });
         return;
@@ -151,7 +156,7 @@ void reduce_typed(ReduceOp op, const View& x, const Split& s, const MutView& out
     if (op == ReduceOp::mean) {
       for_each_output(s, out, [&](std::int64_t off, char* o) {
         const double r = fold_block<T>(x, s, off, 0.0, [](double a, M v) { return a + static_cast<double>(v); });
-        store_double(out.dtype, o, r / static_cast<double>(count));
+        store_double(out.dtype, o, static_cast<float>(r) / static_cast<float>(count));
       });
       return;
     }
