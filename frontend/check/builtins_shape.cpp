@@ -262,6 +262,10 @@ Value constructor(Checker& c, const ast::CallExpr& call) {
       c.error(a.range("value"), "the fill value of full must be a scalar").note(Checker::describe_dynamic(v));
       return Value::error();
     }
+    if (auto msg = literal_fits(v, t.dtype)) {
+      c.error(a.range("value"), *msg).note("JAX raises OverflowError for the same; use an i64 array");
+      return Value::error();
+    }
     inputs.push_back(v);
     if (v.is_array()) t.varying |= v.type.varying;
   }

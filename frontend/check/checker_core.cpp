@@ -110,6 +110,8 @@ Value Checker::materialize(const Value& v, const ast::Node& node) {
   Type t = make_array(v.type.dtype, {}, mesh());
   t.weak = v.type.weak;
   t.local = manual();
+  // An int beyond int32 becomes an int64 array (section 4): as an i32 constant it would wrap.
+  if (literal_fits(v, DType::i32)) t.dtype = DType::i64;
   std::map<std::string, Attr> attrs;
   std::visit([&](auto x) { attrs["value"] = x; }, *v.type.value);
   return emit("constant", node, {}, t, std::move(attrs));
