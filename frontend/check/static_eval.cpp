@@ -95,14 +95,22 @@ Result<Type> fold_binary(BinaryOp op, const Type& a, const Type& b) {
       if (y == 0) return rule_error(ErrorClass::shape_mismatch, "static division by zero");
       r = x / y;
       break;
+    // Python's float // and % (and jnp's _float_divmod): the remainder is C's fmod moved into
+    // the divisor's sign and the quotient comes from it, so 1.0 // 0.1 is 9.0 and 1.0 % 0.1 is
+    // 0.09999999999999995, where floor(1.0 / 0.1) would give 10.
     case BinaryOp::floor_div:
-      if (y == 0) return rule_error(ErrorClass::shape_mismatch, "static division by zero");
-      r = std::floor(x / y);
+    case BinaryOp::mod: {
+      if (y == 0)
+        return rule_error(ErrorClass::shape_mismatch, op == BinaryOp::mod ? "static modulo by zero" : "static division by zero");
+      double mod = std::fmod(x, y);
+      double div = (x - mod) / y;
+      if (mod != 0 && std::signbit(mod) != std::signbit(y)) {
+        mod += y;
+        div -= 1.0;
+      }
+      r = op == BinaryOp::mod ? mod : std::round(div);
       break;
-    case BinaryOp::mod:
-      if (y == 0) return rule_error(ErrorClass::shape_mismatch, "static modulo by zero");
-      r = x - y * std::floor(x / y);
-      break;
+    }
     default: return rule_error(ErrorClass::shape_mismatch, "unsupported static operator");
   }
   if (!std::isfinite(r)) return rule_error(ErrorClass::limit, "static float arithmetic gives a non-finite value");

@@ -110,6 +110,9 @@ func f(x: f32[16@X, 6]) -> f32[16@X, 6] on m {
   let r = (0 - 1) % 4;
   let q = -7 // 2;
   let t = 7 / 2;
+  let fq = 1.0 // 0.1;
+  let fr = -7.5 % 2.0;
+  let fd = -7.5 // 2.0;
   return x;
 }
 )");
@@ -120,6 +123,10 @@ func f(x: f32[16@X, 6]) -> f32[16@X, 6] on m {
   EXPECT_NE(t.find("f.r: static int32 = 3"), std::string::npos) << t;
   EXPECT_NE(t.find("f.q: static int32 = -4"), std::string::npos) << t;
   EXPECT_NE(t.find("f.t: static float32 = 3.5"), std::string::npos) << t;
+  // Python's float // and %: the quotient that goes with fmod's remainder, not floor(a / b).
+  EXPECT_NE(t.find("f.fq: static float32 = 9"), std::string::npos) << t;
+  EXPECT_NE(t.find("f.fr: static float32 = 0.5"), std::string::npos) << t;
+  EXPECT_NE(t.find("f.fd: static float32 = -4"), std::string::npos) << t;
 }
 
 // The branch an `if` does not take is not typed (here it would multiply mismatched shapes),
