@@ -77,16 +77,17 @@ float float_unary(std::string_view op, float x) {
   SHARDC_ASSERT(false, "unknown unary op '" + std::string(op) + "' on floats");
 }
 
+// On a tie (+0 and -0) the first operand, as XLA's CPU max and min (a select on a >= b).
 float float_max(float a, float b) {
   if (std::isnan(a)) return a;
   if (std::isnan(b)) return b;
-  return a > b ? a : b;
+  return a >= b ? a : b;
 }
 
 float float_min(float a, float b) {
   if (std::isnan(a)) return a;
   if (std::isnan(b)) return b;
-  return a < b ? a : b;
+  return a <= b ? a : b;
 }
 
 // jnp.remainder / floor_divide on floats (JAX's _float_divmod): C fmod moved into the

@@ -45,15 +45,16 @@ inline float float_unary(UnaryOp op, float x) {
   unsupported_dtype(op_name(op), DType::f32);
 }
 
+// On a tie (+0 and -0) the first operand, as XLA's CPU max and min (a select on a >= b).
 inline float float_max(float a, float b) {
   if (std::isnan(a)) return a;
   if (std::isnan(b)) return b;
-  return a > b ? a : b;
+  return a >= b ? a : b;
 }
 inline float float_min(float a, float b) {
   if (std::isnan(a)) return a;
   if (std::isnan(b)) return b;
-  return a < b ? a : b;
+  return a <= b ? a : b;
 }
 // jnp.remainder: C fmod, moved into the divisor's sign.
 inline float float_mod(float a, float b) {

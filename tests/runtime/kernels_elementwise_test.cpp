@@ -254,6 +254,16 @@ TEST(KernelsElementwise, PowMaxMinAndLogicalOps) {
   EXPECT_TRUE(std::isnan(z.get(0)) && std::isnan(z.get(1)));
   sk::binary(ctx, BinaryOp::min, x.view(), y.view(), z.mut());
   EXPECT_TRUE(std::isnan(z.get(0)) && std::isnan(z.get(1)));
+  // +0 against -0: the first operand, as XLA's CPU max and min.
+  x.set(0, 0.0);
+  y.set(0, -0.0);
+  x.set(1, -0.0);
+  y.set(1, 0.0);
+  for (BinaryOp op : {BinaryOp::max, BinaryOp::min}) {
+    sk::binary(ctx, op, x.view(), y.view(), z.mut());
+    EXPECT_FALSE(std::signbit(z.get(0))) << sk::op_name(op);
+    EXPECT_TRUE(std::signbit(z.get(1))) << sk::op_name(op);
+  }
   // bool: add is or, mul is and; sub is not defined.
   Array p(DType::boolean, {4}), q(DType::boolean, {4}), r(DType::boolean, {4});
   for (int i = 0; i < 4; ++i) {
