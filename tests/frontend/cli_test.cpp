@@ -267,6 +267,10 @@ TEST(Cli, RunRejectsAnUnknownFunctionBeforeBuilding) {
   EXPECT_NE(r.output.find("--func g: " + file + " has no func or shard_map named 'g' (it has: f)"), std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("building"), std::string::npos) << r.output;
+  // Options before the file take one value each: the file stays the file, whatever follows it.
+  CliRun before = shardc("run --func g -D N=2 '" + file + "' --print");
+  EXPECT_EQ(before.status, 1) << before.output;
+  EXPECT_NE(before.output.find("-D N: module 'good' declares no const named 'N'"), std::string::npos) << before.output;
 }
 
 TEST(Cli, RunUsageAndEmptyModules) {

@@ -19,11 +19,16 @@ int run_main(int argc, char** argv) {
                "shardc run"};
   shardc::RunOptions o;
   app.add_option("file", o.file, "the .shard file")->required();
-  app.add_option("--func", o.functions, "run only these functions (repeatable; default: all)");
+  // One value per --func and -D, as in plain shardc: `--func f FILE --print` keeps FILE.
+  app.add_option("--func", o.functions, "run only these functions (repeatable; default: all)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--repeat", o.repeat, "timed calls per function (after one warm-up call)")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
-  app.add_option("-D", o.defines, "override a const: -D NAME=VALUE (repeatable)")->take_all();
+  app.add_option("-D", o.defines, "override a const: -D NAME=VALUE (repeatable)")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--print", o.print, "print every result as numpy prints it");
   app.add_flag("--keep", o.keep, "keep the generated code and the driver program");
   app.footer("It builds with " SHARDC_RUN_CXX " (the compiler shardc was built with) in a directory under $TMPDIR\n"
