@@ -18,7 +18,7 @@ const std::set<std::string> kUnary = {"neg",  "logical_not", "abs",   "sign",  "
                                       "rsqrt", "sin",        "cos",   "tan",   "tanh",   "erf",  "sigmoid",
                                       "gelu"};
 const std::set<std::string> kBinary = {"add", "sub",     "mul",     "div", "floor_div", "rem",
-                                       "pow", "maximum", "minimum", "and", "or"};
+                                       "pow", "integer_pow", "maximum", "minimum", "and", "or"};
 const std::set<std::string> kCompare = {"eq", "ne", "lt", "le", "gt", "ge"};
 const std::set<std::string> kCollectives = {"psum",         "pmean",     "pmax",       "pmin",
                                             "all_gather",   "all_gather_invariant",   "psum_scatter",

@@ -20,7 +20,7 @@ using check::Type;
 const std::set<std::string_view> kUnary = {"neg",  "abs",  "sign",  "square", "relu", "floor", "ceil",  "round",
                                            "logical_not", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin",
                                            "cos",  "tan",  "tanh",  "erf",    "sigmoid", "gelu"};
-const std::set<std::string_view> kArithmetic = {"add", "sub", "mul", "div", "floor_div", "rem", "maximum", "minimum", "pow"};
+const std::set<std::string_view> kArithmetic = {"add", "sub", "mul", "div", "floor_div", "rem", "maximum", "minimum", "pow", "integer_pow"};
 const std::set<std::string_view> kCompare = {"eq", "ne", "lt", "le", "gt", "ge", "and", "or"};
 const std::set<std::string_view> kCollectives = {"axis_index", "psum", "pmean", "pmax", "pmin", "all_gather",
                                                  "all_gather_invariant", "psum_scatter", "all_to_all", "ppermute",

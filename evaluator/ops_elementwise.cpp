@@ -160,6 +160,16 @@ std::int64_t int_binary(std::string_view op, std::int64_t a, std::int64_t b, DTy
   }
   if (op == "maximum") return a > b ? a : b;
   if (op == "minimum") return a < b ? a : b;
+  if (op == "integer_pow") {  // lax.integer_pow: every bit of a non-negative exponent
+    SHARDC_ASSERT(b >= 0, "integer_pow with a negative exponent (the checker refuses it)");
+    std::int64_t acc = 1;
+    std::int64_t base = a;
+    for (auto e = static_cast<std::uint64_t>(b); e != 0; e >>= 1) {
+      if (e & 1u) acc = wrap_to(dtype, mul_wrapping(acc, base));
+      base = wrap_to(dtype, mul_wrapping(base, base));
+    }
+    return acc;
+  }
   if (op == "pow") {  // JAX's _pow_int_int: binary exponentiation over the low six bits
     std::int64_t acc = (a == 0 && b != 0) ? 0 : 1;
     auto e = static_cast<std::uint64_t>(b);

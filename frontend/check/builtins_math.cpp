@@ -61,7 +61,8 @@ Value binary(Checker& c, const ast::CallExpr& call) {
   auto t = checked(c, binary_op(call.callee.name, BinaryKind::arithmetic, x.type, a["b"].type), a, {"a", "b"});
   if (!t || !literals_fit(c, a, {"a", "b"}, t->dtype)) return Value::error();
   // A static exponent makes JAX's power an integer_pow, which refuses a negative one for an
-  // integer base (an array exponent wraps instead: docs/language.md section 6.7).
+  // integer base and uses every bit of a positive one (an array exponent wraps and uses six
+  // bits instead: docs/language.md section 6.7).
   if (call.callee.name == "pow" && shard::is_integer(t->dtype) && a["b"].is_static_scalar()) {
     const auto* e = a["b"].type.value ? std::get_if<std::int64_t>(&*a["b"].type.value) : nullptr;
     if (e && *e < 0) {
@@ -71,6 +72,7 @@ Value binary(Checker& c, const ast::CallExpr& call) {
                 "the base to a float with astype, or pass the exponent as an array");
       return Value::error();
     }
+    if (e) return c.emit("integer_pow", call, {x, a["b"]}, *t);
   }
   return c.emit(call.callee.name, call, {x, a["b"]}, *t);
 }

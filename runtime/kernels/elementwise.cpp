@@ -149,6 +149,7 @@ void binary_typed(BinaryOp op, const View& a, const View& b, const MutView& out)
       case BinaryOp::max: return map2<T, T>(a, b, out, [](M x, M y) { return x > y ? x : y; });
       case BinaryOp::min: return map2<T, T>(a, b, out, [](M x, M y) { return x < y ? x : y; });
       case BinaryOp::pow: return map2<T, T>(a, b, out, detail::int_pow<M>);
+      case BinaryOp::integer_pow: return map2<T, T>(a, b, out, detail::int_pow_all_bits<M>);
       case BinaryOp::floor_div: return map2<T, T>(a, b, out, detail::int_floor_div<M>);
       case BinaryOp::mod: return map2<T, T>(a, b, out, detail::int_mod<M>);
       case BinaryOp::logical_and: return map2<T, T>(a, b, out, [](M x, M y) { return static_cast<M>(x & y); });
@@ -288,6 +289,7 @@ const char* op_name(BinaryOp op) {
     case BinaryOp::max: return "max";
     case BinaryOp::min: return "min";
     case BinaryOp::pow: return "pow";
+    case BinaryOp::integer_pow: return "integer_pow";
     case BinaryOp::floor_div: return "floor_div";
     case BinaryOp::mod: return "mod";
     case BinaryOp::logical_and: return "logical_and";

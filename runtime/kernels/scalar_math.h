@@ -6,7 +6,10 @@
 #include <limits>
 #include <type_traits>
 
+#include <string>
+
 #include "element_types.h"
+#include "shard/errors.h"
 #include "shard/kernels/elementwise.h"
 
 namespace shard::kernels::detail {
@@ -112,6 +115,20 @@ inline I int_pow(I base, I exponent) {
     if (e & 1u) acc = wrap_mul(acc, base);
     base = wrap_mul(base, base);
     e >>= 1;
+  }
+  return acc;
+}
+
+// lax.integer_pow (jnp.power with a static exponent): every bit of a non-negative exponent,
+// wrapping, so that 3 ** 64 in int32 is 2038349057 where int_pow's six bits give 1.
+template <typename I>
+inline I int_pow_all_bits(I base, I exponent) {
+  if (exponent < 0) throw ShapeError("integer_pow: negative exponent " + std::to_string(exponent));
+  I acc = I{1};
+  using U = std::make_unsigned_t<I>;
+  for (U e = static_cast<U>(exponent); e != 0; e >>= 1) {
+    if (e & 1u) acc = wrap_mul(acc, base);
+    base = wrap_mul(base, base);
   }
   return acc;
 }

@@ -244,6 +244,18 @@ TEST(KernelsElementwise, PowMaxMinAndLogicalOps) {
   }
   sk::binary(ctx, BinaryOp::pow, a.view(), b.view(), c.mut());
   for (int i = 0; i < 8; ++i) EXPECT_EQ(c.get_int(i), pcases[i][2]) << pcases[i][0] << " ** " << pcases[i][1];
+  // integer_pow (a static exponent) uses every bit: 3 ** 64 wraps to 2038349057 in int32, where
+  // the six bits of pow give 3 ** 0 = 1.
+  Array base(DType::i32, {2}), exponent(DType::i32, {2}), power(DType::i32, {2});
+  base.set_int(0, 3);
+  base.set_int(1, 2);
+  exponent.set_int(0, 64);
+  exponent.set_int(1, 64);
+  sk::binary(ctx, BinaryOp::integer_pow, base.view(), exponent.view(), power.mut());
+  EXPECT_EQ(power.get_int(0), 2038349057);
+  EXPECT_EQ(power.get_int(1), 0);
+  sk::binary(ctx, BinaryOp::pow, base.view(), exponent.view(), power.mut());
+  EXPECT_EQ(power.get_int(0), 1);
   // NaN propagates through max and min, as lax.max/min do.
   Array x(DType::f32, {2}), y(DType::f32, {2}), z(DType::f32, {2});
   x.set(0, std::nan(""));

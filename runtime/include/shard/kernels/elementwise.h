@@ -37,6 +37,8 @@ enum class BinaryOp {
   max, min,   // NaN-propagating for floats, like lax.max/min
   pow,        // floats: std::pow; integers: JAX's _pow_int_int (binary exponentiation over the
               // exponent's low six bits, wrapping; pow(0, y != 0) = 0)
+  integer_pow,  // integers only, y >= 0: lax.integer_pow (what jnp.power of a static exponent
+                // is), binary exponentiation over every bit of y, wrapping
   floor_div,  // Python's //
   mod,        // Python's %: the result has the divisor's sign
   logical_and, logical_or, logical_xor,  // bool: logical; integers: bitwise
