@@ -36,7 +36,9 @@ detail::Plan permute_plan(Device& dev, const Tensor& x, const Axes& axes, std::s
 
 Permutation shift_perm(int n, int shift) {
   Permutation perm(n);
-  for (int j = 0; j < n; ++j) perm[j] = {j, ((j + shift) % n + n) % n};
+  // Reduced first: j + shift overflows int for a shift near INT_MAX.
+  const int s = shift % n;
+  for (int j = 0; j < n; ++j) perm[j] = {j, ((j + s) % n + n) % n};
   return perm;
 }
 

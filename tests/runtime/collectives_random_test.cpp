@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 
 #include "naive_collectives.h"
@@ -336,6 +337,24 @@ TEST(CollectivesRandom, ZeroSizeBlocksGiveEmptyResults) {
     EXPECT_EQ(r[2].shape(), (Shape{0, 6}));
     EXPECT_EQ(r[3].shape(), (Shape{0, 2}));
     EXPECT_EQ(r[4].shape(), (Shape{0, 6}));
+  }
+}
+
+TEST(CollectivesRandom, ShiftsAsLargeAsAnIntAreReducedFirst) {
+  // j + shift overflowed int (undefined behaviour) for shifts near INT_MAX / INT_MIN.
+  Runtime rt{3};
+  const Mesh mesh({{"X", 3}});
+  std::vector<std::int32_t> up(3), down(3);
+  rt.run(mesh, [&](Device& dev) {
+    Tensor x(DType::i32, {1});
+    x.as<std::int32_t>()[0] = dev.id();
+    up[dev.id()] = ppermute_shift(dev, x, {"X"}, std::numeric_limits<int>::max()).as<std::int32_t>()[0];
+    down[dev.id()] = ppermute_shift(dev, x, {"X"}, std::numeric_limits<int>::min()).as<std::int32_t>()[0];
+  });
+  // INT_MAX = 1 (mod 3): device j's value goes to j + 1. INT_MIN = -2 = 1 (mod 3): the same.
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_EQ(up[d], (d + 2) % 3) << "device " << d;
+    EXPECT_EQ(down[d], (d + 2) % 3) << "device " << d;
   }
 }
 
