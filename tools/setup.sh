@@ -4,4 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
 tools/build.sh build
+cmake --build build --target shard_examples --parallel "$(nproc)"
 tools/main-job.sh build
