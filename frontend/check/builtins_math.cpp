@@ -243,7 +243,11 @@ Value contraction(Checker& c, const ast::CallExpr& call, const std::string& spec
       c.report(e, call.range, ranges);
     return Value::error();
   }
-  std::map<std::string, Attr> attrs{{"spec", spec}};
+  // The spec without its spaces (which it may have, as in numpy): code generation and the
+  // runtime read the attribute as letters, commas and "->" only.
+  std::string compact = spec;
+  std::erase(compact, ' ');
+  std::map<std::string, Attr> attrs{{"spec", compact}};
   if (out) attrs["out"] = *out;
   if (unreduced && !unreduced->empty()) attrs["unreduced"] = *unreduced;
   return c.emit("einsum", call, ops, *r, std::move(attrs));
