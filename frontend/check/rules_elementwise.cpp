@@ -152,9 +152,22 @@ RuleError unreduced_operand_error(std::string_view op, const Type& x, int operan
                     operand);
 }
 
+namespace {
+
+// The lax primitive whose sharding rule JAX's error names: jnp.maximum and minimum are lax.max
+// and min; floor division is lax.div on integers and starts with lax.rem on floats.
+std::string_view jax_primitive(std::string_view op, const Type& a, const Type& b) {
+  if (op == "maximum") return "max";
+  if (op == "minimum") return "min";
+  if (op == "floor_div") return shard::is_floating(promote({a.dtype, a.weak}, {b.dtype, b.weak}).dtype) ? "rem" : "div";
+  return op;
+}
+
+}  // namespace
+
 Result<Type> binary_op(std::string_view op, BinaryKind kind, const Type& a, const Type& b) {
   if (auto e = check_unreduced_operands(op, a, b)) return *e;
-  auto r = broadcast_nary(op, {a, b});
+  auto r = broadcast_nary(jax_primitive(op, a, b), {a, b});
   if (!r) return r;
   Type t = *r;
   t.unreduced = a.unreduced;
