@@ -59,6 +59,10 @@ Value transpose(Checker& c, const ast::CallExpr& call) {
     auto p = c.static_int_list(a["perm"], a.range("perm"), "perm=");
     if (!p) return Value::error();
     perm = *p;
+    // Negative entries count from the end, as jnp.transpose's axes do.
+    const std::int64_t rank = a["x"].type.rank();
+    for (std::int64_t& axis : perm)
+      if (axis < 0 && axis >= -rank) axis += rank;
   } else {
     for (int i = a["x"].type.rank() - 1; i >= 0; --i) perm.push_back(i);
   }

@@ -14,10 +14,13 @@ std::string shape_string(const Type& t) {
   return s + ")";
 }
 
-std::string spec_string(const Type& t) {
+// The spec of `t` as JAX prints it in a broadcasting error: after jnp has promoted the operand to
+// the result's rank (leading None dimensions).
+std::string spec_string(const Type& t, int rank) {
   if (!t.mesh) return "()";
   std::string s = "(";
-  for (int i = 0; i < t.rank(); ++i) s += (i ? ", " : "") + format_axes(*t.mesh, t.dims[i].axes);
+  for (int i = t.rank(); i < rank; ++i) s += (i > t.rank() ? ", " : "") + std::string("None");
+  for (int i = 0; i < t.rank(); ++i) s += (i || rank > t.rank() ? ", " : "") + format_axes(*t.mesh, t.dims[i].axes);
   return s + ")";
 }
 
@@ -91,7 +94,7 @@ Result<Type> broadcast_nary(std::string_view op, const std::vector<Type>& inputs
       } else if (*chosen != t.dims[j].axes) {
         std::string specs;
         for (std::size_t k = 0; k < inputs.size(); ++k)
-          if (inputs[k].rank() > 0) specs += (specs.empty() ? "" : ", ") + spec_string(inputs[k]);
+          if (inputs[k].rank() > 0) specs += (specs.empty() ? "" : ", ") + spec_string(inputs[k], rank);
         return on_mesh(mesh, rule_error(ErrorClass::broadcast_mismatch,
                                         std::string(op) + " got incompatible shardings for broadcasting: " + specs,
                                         {"dimension " + std::to_string(i) + " of the result is split over " +

@@ -129,6 +129,20 @@ func f(x: f32[16@X, 6]) -> f32[16@X, 6] on m {
   EXPECT_NE(t.find("f.fd: static float32 = -4"), std::string::npos) << t;
 }
 
+// transpose's perm may count from the end, as jnp.transpose's axes (it was "not a permutation").
+TEST(Checker, TransposeTakesNegativeAxes) {
+  auto c = run(R"(
+mesh m = [X: 2];
+func f(a: f32[4@X, 6]) -> f32[6, 4@X] on m {
+  let t = transpose(a, (-1, 0));
+  return t;
+}
+)");
+  ASSERT_TRUE(c.checked) << c.errors();
+  const std::string t = types_of(c);
+  EXPECT_NE(t.find("f.t: float32[6,4@X]"), std::string::npos) << t;
+}
+
 // The branch an `if` does not take is not typed (here it would multiply mismatched shapes),
 // but its names are resolved, including names bound inside it and loop indices.
 TEST(Checker, UntakenIfBranchResolvesNamesOnly) {
