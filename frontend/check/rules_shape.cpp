@@ -299,9 +299,17 @@ Result<Type> dynamic_index_op(const Type& x) {
   if (x.dims[0].size == 0)  // JAX's IndexError, at trace time as there
     return rule_error(ErrorClass::out_of_range, "index is out of bounds for axis 0 with size 0: " + to_string(x),
                       {"a runtime index clamps into the dimension, and this one has no element"}, 0);
+  // JAX indexes at run time with a dynamic_slice of size 1 (then drops the dimension), so its
+  // error is dynamic_slice's, with the slice's output shape.
+  Type sliced = x;
+  sliced.dims[0].size = 1;
+  if (auto e = divisible_after_change("dynamic_slice", x, 0, 1, sliced)) {
+    e->notes = {"a runtime index x[i] is a dynamic_slice of size 1, whose one element lives on one device of the "
+                "group; reshard dimension 0 to None first"};
+    return *e;
+  }
   Type r = x;
   r.dims.erase(r.dims.begin());
-  if (auto e = divisible_after_change("indexing", x, 0, 1, r)) return *e;
   return r;
 }
 
