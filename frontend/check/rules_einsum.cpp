@@ -1,6 +1,7 @@
 #include "frontend/check/rules_einsum.h"
 
 #include <map>
+#include <optional>
 
 #include "frontend/check/dtype_rules.h"
 #include "frontend/check/rules_elementwise.h"
@@ -188,17 +189,22 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
                         " is split over none of its axes there (it is then all-gathered, and no out= is needed)");
       } else {
         std::string choice = "out=" + format_spec(*mesh, dims) + " all-reduces over " + format_axes(*mesh, *a);
-        // A reduce-scatter choice: the contracted axes move to the first free, divisible output dim.
+        // A reduce-scatter choice: the contracted axes move to the first free, divisible output
+        // dim, or else after the axes of the first sharded one that still divides.
         AxisSet used = partial.sharded_axes();
         if ((used & to_set(*a)) == 0) {
-          std::int64_t p = axes_product(*mesh, *a);
-          for (std::size_t i = 0; i < dims.size(); ++i) {
-            if (!dims[i].axes.empty() || dims[i].size % p != 0) continue;
-            auto scattered = dims;
-            scattered[i].axes = *a;
-            choice += "; out=" + format_spec(*mesh, scattered) + " reduce-scatters over " + format_axes(*mesh, *a);
-            break;
+          const std::int64_t p = axes_product(*mesh, *a);
+          std::optional<std::vector<Dim>> scattered;
+          for (bool free_dims : {true, false}) {
+            for (std::size_t i = 0; i < dims.size() && !scattered; ++i) {
+              if (dims[i].axes.empty() != free_dims) continue;
+              if (dims[i].size % (axes_product(*mesh, dims[i].axes) * p) != 0) continue;
+              scattered = dims;
+              (*scattered)[i].axes.insert((*scattered)[i].axes.end(), a->begin(), a->end());
+            }
           }
+          if (scattered)
+            choice += "; out=" + format_spec(*mesh, *scattered) + " reduce-scatters over " + format_axes(*mesh, *a);
         }
         notes.push_back(choice);
       }
