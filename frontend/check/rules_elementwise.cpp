@@ -18,9 +18,9 @@ std::string shape_string(const Type& t) {
 // the result's rank (leading None dimensions).
 std::string spec_string(const Type& t, int rank) {
   if (!t.mesh) return "()";
+  const int pad = rank - t.rank();
   std::string s = "(";
-  for (int i = t.rank(); i < rank; ++i) s += (i > t.rank() ? ", " : "") + std::string("None");
-  for (int i = 0; i < t.rank(); ++i) s += (i || rank > t.rank() ? ", " : "") + format_axes(*t.mesh, t.dims[i].axes);
+  for (int i = 0; i < rank; ++i) s += (i ? ", " : "") + (i < pad ? "None" : format_axes(*t.mesh, t.dims[i - pad].axes));
   return s + ")";
 }
 

@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstdio>
+#include <string_view>
 
 namespace shardc::check {
 
@@ -121,37 +122,32 @@ Type make_tuple(std::vector<Type> elements) {
   return t;
 }
 
+namespace {
+
+// The axes' names in the given order, `separator` between them.
+std::string joined_axis_names(const Mesh& mesh, const AxisList& axes, std::string_view separator) {
+  std::string s;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    if (i) s += separator;
+    s += mesh.axis_names.at(axes[i]);
+  }
+  return s;
+}
+
+}  // namespace
+
 std::string format_axes(const Mesh& mesh, const AxisList& axes) {
   if (axes.empty()) return "None";
   if (axes.size() == 1) return mesh.axis_names.at(axes[0]);
-  std::string s = "(";
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    if (i) s += ",";
-    s += mesh.axis_names.at(axes[i]);
-  }
-  return s + ")";
+  return "(" + joined_axis_names(mesh, axes, ",") + ")";
 }
 
 std::string format_axis_set(const Mesh& mesh, AxisSet set) {
-  std::string s = "{";
-  bool first = true;
-  for (int a : to_list(set)) {
-    if (!first) s += ", ";
-    first = false;
-    s += mesh.axis_names.at(a);
-  }
-  return s + "}";
+  return "{" + joined_axis_names(mesh, to_list(set), ", ") + "}";
 }
 
 std::string format_type_suffix(const Mesh& mesh, char tag, AxisSet set) {
-  std::string s = std::string("{") + tag + ":";
-  bool first = true;
-  for (int a : to_list(set)) {
-    if (!first) s += ",";
-    first = false;
-    s += mesh.axis_names.at(a);
-  }
-  return s + "}";
+  return std::string("{") + tag + ":" + joined_axis_names(mesh, to_list(set), ",") + "}";
 }
 
 std::string format_spec(const Mesh& mesh, const std::vector<Dim>& dims) {

@@ -4,9 +4,8 @@
 
 #include <cmath>
 #include <limits>
-#include <type_traits>
-
 #include <string>
+#include <type_traits>
 
 #include "element_types.h"
 #include "shard/errors.h"
