@@ -56,15 +56,23 @@ file(WRITE "${regen_source}" "${example_text}\nconst REGEN_MARK = 1;\n")
 
 # The installed package is used from a Debug build, a configuration it was not built in (the
 # imported targets must still resolve), which also compiles the examples' generated C++ at -O0,
-# 2.6x faster than the Release build's -O3. The build tree's package is used as it was built,
-# with the regeneration probe alone (the examples were just built against the install).
+# 2.6x faster than the Release build's -O3. The build tree's package is used as it was built
+# under Ninja, and from Debug under Make (that test is about Make's rebuild rules), with the
+# regeneration probe alone (the examples were just built against the install).
 if(MODE STREQUAL "install")
   set(downstream_build_type Debug)
   set(downstream_examples ON)
 else()
   set(downstream_build_type "${BUILD_TYPE}")
+  if(GENERATOR STREQUAL "Unix Makefiles")
+    set(downstream_build_type Debug)
+  endif()
   set(downstream_examples OFF)
 endif()
+
+# Make builds one file at a time unless told otherwise; Ninja already uses every core.
+cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
+set(parallel --parallel ${cores})
 
 # 2. Configure downstream/ against the prefix only: no package registry, no system shardc.
 set(build "${WORK_DIR}/build")
@@ -80,7 +88,7 @@ if(NOT found_dir MATCHES "=${PREFIX}(/|$)")
 endif()
 
 # 3. Build and run its tests.
-run_step("building downstream/" "${CMAKE_COMMAND}" --build "${build}")
+run_step("building downstream/" "${CMAKE_COMMAND}" --build "${build}" ${parallel})
 run_step("testing downstream/" "${CMAKE_COMMAND}" -E chdir "${build}" ctest --output-on-failure)
 message(STATUS "${step_output}")
 
@@ -91,7 +99,7 @@ if(NOT marks MATCHES "1")
   message(FATAL_ERROR "${header} does not declare REGEN_MARK = 1: ${marks}")
 endif()
 file(WRITE "${regen_source}" "${example_text}\nconst REGEN_MARK = 27;\n")
-run_step("rebuilding downstream/" "${CMAKE_COMMAND}" --build "${build}")
+run_step("rebuilding downstream/" "${CMAKE_COMMAND}" --build "${build}" ${parallel})
 file(STRINGS "${header}" marks REGEX "REGEN_MARK")
 if(NOT marks MATCHES "27")
   message(FATAL_ERROR "editing ${regen_source} did not regenerate ${header}: ${marks}")
@@ -102,8 +110,8 @@ message(STATUS "regeneration after an edit: ok")
 #    stamp (ShardcAddLibrary.cmake), it reran shardc on every build once an edit had left the
 #    generated files, which shardc does not rewrite when unchanged, older than the .shard.
 file(APPEND "${regen_source}" "// a comment: the generated C++ does not change\n")
-run_step("rebuilding downstream/ after a comment" "${CMAKE_COMMAND}" --build "${build}")
-run_step("rebuilding downstream/ unchanged" "${CMAKE_COMMAND}" --build "${build}")
+run_step("rebuilding downstream/ after a comment" "${CMAKE_COMMAND}" --build "${build}" ${parallel})
+run_step("rebuilding downstream/ unchanged" "${CMAKE_COMMAND}" --build "${build}" ${parallel})
 if(step_output MATCHES "shardc: generating")
   message(FATAL_ERROR "a build with nothing changed ran shardc again:\n${step_output}")
 endif()
