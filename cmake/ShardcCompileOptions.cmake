@@ -3,14 +3,31 @@ add_library(shardc_compile_options INTERFACE)
 target_compile_options(shardc_compile_options INTERFACE
   -Wall -Wextra -Wpedantic -Wno-unused-parameter)
 
-# Fuzzing builds (fuzz/, clang only): every object gets libFuzzer's coverage instrumentation
-# and the sanitizers that turn memory and undefined-behaviour bugs into crashes; only the fuzz
-# executable links libFuzzer's main (-fsanitize=fuzzer, in fuzz/CMakeLists.txt).
+# The compiler's own code (frontend/, codegen/, tools/shardc/, each calls this first) is built
+# at -O2 in a Release build; the runtime and the evaluator keep the build type's -O3 for their
+# loops. shardc spends tens of milliseconds on a file either way, and -O2 compiles it a sixth
+# faster (emit_cpp.cpp: 15.9 s -> 12.5 s; six of its largest files: 45 s -> 38 s).
+macro(shardc_optimize_for_build_time)
+  add_compile_options($<$<CONFIG:Release>:-O2>)
+endmacro()
+
+# Fuzzing builds (fuzz/, clang only): every object gets the sanitizers that turn memory and
+# undefined-behaviour bugs into crashes; only the fuzz executable links libFuzzer's main
+# (-fsanitize=fuzzer, in fuzz/CMakeLists.txt).
 if(SHARDC_FUZZ)
-  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
-                      -fno-sanitize-recover=all)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# Called first thing in the folders whose code the fuzzer runs (frontend/, codegen/, fuzz/):
+# their objects also get libFuzzer's coverage instrumentation, which guides it through the
+# parser, checker and code generator. The runtime, evaluator and tests, which it never runs, go
+# without: the instrumentation costs a fifth of their compile time under the sanitizers.
+macro(shardc_instrument_for_fuzzing)
+  if(SHARDC_FUZZ)
+    add_compile_options(-fsanitize=fuzzer-no-link)
+  endif()
+endmacro()
 
 if(SHARDC_SANITIZE)
   add_compile_options(-fsanitize=${SHARDC_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
