@@ -9,7 +9,7 @@
 namespace shardc::codegen {
 namespace {
 
-using Spec = std::vector<AxisList>;
+using AxesPerDim = std::vector<AxisList>;
 
 bool is_prefix(const AxisList& a, const AxisList& of) {
   return a.size() <= of.size() && std::equal(a.begin(), a.end(), of.begin());
@@ -21,9 +21,9 @@ AxisList suffix_after(const AxisList& shorter, const AxisList& longer) {
 }
 
 // Every mesh axis either spec names, in mesh order: the group a reshard exchange talks to.
-AxisList axes_named(const Spec& a, const Spec& b) {
+AxisList axes_named(const AxesPerDim& a, const AxesPerDim& b) {
   AxisList axes;
-  for (const Spec* spec : {&a, &b})
+  for (const AxesPerDim* spec : {&a, &b})
     for (const AxisList& dim : *spec) axes.insert(axes.end(), dim.begin(), dim.end());
   std::sort(axes.begin(), axes.end());
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
@@ -33,7 +33,7 @@ AxisList axes_named(const Spec& a, const Spec& b) {
 // The spec without its size-1 mesh axes: they split nothing, so two specs that differ only in
 // them lay out the same blocks, and a reshard between them moves nothing. The lowering below
 // compares and moves these forms ([X,Y] -> [Y,X] with X = Y = 1 is free, not an exchange).
-Spec without_size_one_axes(const check::Mesh& mesh, Spec spec) {
+AxesPerDim without_size_one_axes(const check::Mesh& mesh, AxesPerDim spec) {
   for (AxisList& dim : spec)
     std::erase_if(dim, [&](int axis) { return mesh.axis_sizes[static_cast<std::size_t>(axis)] == 1; });
   return spec;
@@ -41,14 +41,14 @@ Spec without_size_one_axes(const check::Mesh& mesh, Spec spec) {
 
 // Case 2: only axes added. One take_piece per dimension that grows (over the axes it gains,
 // which take_piece reads as one combined axis, major first, as the spec means them).
-bool lower_as_pieces(Function& out, ValueId current, ValueId result, const Spec& from, const Spec& target,
+bool lower_as_pieces(Function& out, ValueId current, ValueId result, const AxesPerDim& from, const AxesPerDim& target,
                      const SourceRange& range) {
   std::vector<std::size_t> growing;
   for (std::size_t d = 0; d < from.size(); ++d) {
     if (!is_prefix(from[d], target[d])) return false;
     if (from[d].size() < target[d].size()) growing.push_back(d);
   }
-  Spec state = from;
+  AxesPerDim state = from;
   for (std::size_t i = 0; i < growing.size(); ++i) {
     const std::size_t d = growing[i];
     const AxisList added = suffix_after(state[d], target[d]);
@@ -67,7 +67,7 @@ bool lower_as_pieces(Function& out, ValueId current, ValueId result, const Spec&
 }
 
 // Cases 3 and 4: the one collective that does the whole change, if there is one.
-std::optional<Instr> single_collective(const Spec& from, const Spec& target, ValueId in, ValueId result,
+std::optional<Instr> single_collective(const AxesPerDim& from, const AxesPerDim& target, ValueId in, ValueId result,
                                        const SourceRange& range) {
   std::vector<std::size_t> changed;
   for (std::size_t d = 0; d < from.size(); ++d)
@@ -106,8 +106,8 @@ void lower_reshard(Function& out, const Instr& instr) {
     input = emit_partial_sum_reduction(out, input, pending, result, instr.range());
     if (input == result) return;
   }
-  const Spec target = without_size_one_axes(*out.mesh, out.values[static_cast<std::size_t>(result)].spec);
-  const Spec from = without_size_one_axes(*out.mesh, out.values[static_cast<std::size_t>(input)].spec);
+  const AxesPerDim target = without_size_one_axes(*out.mesh, out.values[static_cast<std::size_t>(result)].spec);
+  const AxesPerDim from = without_size_one_axes(*out.mesh, out.values[static_cast<std::size_t>(input)].spec);
   SHARDC_ASSERT(from.size() == target.size(), "lower_reshards: a reshard to another rank");
   if (from == target) {
     // A free reshard (same layout): keep the value under the result's id.
