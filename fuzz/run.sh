@@ -34,7 +34,8 @@ fi
 
 # SECONDS of fuzzing are split over FUZZ_WORKERS processes (default: one per core), each with
 # its own seed (FUZZ_SEED + i) and all sharing BUILD_DIR/corpus, so that each finds what the
-# others add: the same fuzzing in 1/workers of the wall time.
+# others add: the same fuzzing time in 1/workers of the wall time (each worker first replays
+# the seed corpus, so fewer new inputs are tried in all than by one process in one long run).
 workers=${FUZZ_WORKERS:-$(nproc)}
 (( workers >= 1 )) || workers=1
 per_worker=$(( (seconds + workers - 1) / workers ))

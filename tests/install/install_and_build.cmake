@@ -70,12 +70,12 @@ else()
   set(downstream_examples OFF)
 endif()
 
-# Make builds one file at a time unless told otherwise; Ninja already uses every core.
-cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
-set(parallel --parallel ${cores})
-
 # 2. Configure downstream/ against the prefix only: no package registry, no system shardc.
 set(build "${WORK_DIR}/build")
+# One job per core: Make builds one file at a time unless told otherwise, and Ninja's default
+# of cores + 2 jobs oversubscribes a small machine.
+cmake_host_system_information(RESULT cores QUERY NUMBER_OF_LOGICAL_CORES)
+set(build_downstream "${CMAKE_COMMAND}" --build "${build}" --parallel ${cores})
 run_step("configuring downstream/"
   "${CMAKE_COMMAND}" -S "${DOWNSTREAM_SOURCE}" -B "${build}" -G "${GENERATOR}"
   "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_BUILD_TYPE=${downstream_build_type}"
@@ -88,7 +88,7 @@ if(NOT found_dir MATCHES "=${PREFIX}(/|$)")
 endif()
 
 # 3. Build and run its tests.
-run_step("building downstream/" "${CMAKE_COMMAND}" --build "${build}" ${parallel})
+run_step("building downstream/" ${build_downstream})
 run_step("testing downstream/" "${CMAKE_COMMAND}" -E chdir "${build}" ctest --output-on-failure)
 message(STATUS "${step_output}")
 
@@ -99,7 +99,7 @@ if(NOT marks MATCHES "1")
   message(FATAL_ERROR "${header} does not declare REGEN_MARK = 1: ${marks}")
 endif()
 file(WRITE "${regen_source}" "${example_text}\nconst REGEN_MARK = 27;\n")
-run_step("rebuilding downstream/" "${CMAKE_COMMAND}" --build "${build}" ${parallel})
+run_step("rebuilding downstream/" ${build_downstream})
 file(STRINGS "${header}" marks REGEX "REGEN_MARK")
 if(NOT marks MATCHES "27")
   message(FATAL_ERROR "editing ${regen_source} did not regenerate ${header}: ${marks}")
@@ -110,8 +110,8 @@ message(STATUS "regeneration after an edit: ok")
 #    stamp (ShardcAddLibrary.cmake), it reran shardc on every build once an edit had left the
 #    generated files, which shardc does not rewrite when unchanged, older than the .shard.
 file(APPEND "${regen_source}" "// a comment: the generated C++ does not change\n")
-run_step("rebuilding downstream/ after a comment" "${CMAKE_COMMAND}" --build "${build}" ${parallel})
-run_step("rebuilding downstream/ unchanged" "${CMAKE_COMMAND}" --build "${build}" ${parallel})
+run_step("rebuilding downstream/ after a comment" ${build_downstream})
+run_step("rebuilding downstream/ unchanged" ${build_downstream})
 if(step_output MATCHES "shardc: generating")
   message(FATAL_ERROR "a build with nothing changed ran shardc again:\n${step_output}")
 endif()
