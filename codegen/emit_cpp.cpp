@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <iomanip>
 #include <limits>
 #include <map>
@@ -353,6 +354,23 @@ std::string CppEmitter::source_comment(const SourceRange& range) const {
   return text.empty() ? comment : comment + ": " + text;
 }
 
+std::string CppEmitter::source_location_literal(const SourceRange& range) const {
+  std::string where = options_.source_name;
+  if (range.valid()) where += ":" + std::to_string(range.begin.line) + ":" + std::to_string(range.begin.column);
+  std::string literal = "\"";
+  for (char c : where) {
+    if (c == '"' || c == '\\') literal += '\\';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {  // a file name may hold anything
+      char octal[8];
+      std::snprintf(octal, sizeof octal, "\\%03o", static_cast<unsigned char>(c));
+      literal += octal;
+    } else {
+      literal += c;
+    }
+  }
+  return literal + "\"";
+}
+
 std::string CppEmitter::declare(const Function& f, ValueId v, const std::string& type) const {
   if (parts_ && parts_->declared_by_caller(v)) return name(f, v);
   return type + " " + name(f, v);
@@ -568,8 +586,10 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
       return def(collective_call("shard::", std::string(op_kind_name(instr.kind())), in(0),
                                  axes(f, instr.axes_attr("axes")), instr));
     case OpKind::ragged_all_to_all:  // synchronous: the runtime's start form reads five of the six inputs at once
-      return def("shard::ragged_all_to_all(dev, " + in(0) + ", " + in(1) + ", " + in(2) + ", " + in(3) + ", " + in(4) +
-                 ", " + in(5) + ", " + axes(f, instr.axes_attr("axes")) + ")");
+      // Its sizes are values, checked only at run time: the error says which line.
+      return def("p::at_source(" + source_location_literal(instr.range()) +
+                 ", [&] { return shard::ragged_all_to_all(dev, " + in(0) + ", " + in(1) + ", " + in(2) + ", " + in(3) +
+                 ", " + in(4) + ", " + in(5) + ", " + axes(f, instr.axes_attr("axes")) + "); })");
     case OpKind::reshard_exchange: return def(reshard_call(f, "shard::", instr, in(0)));
     case OpKind::start:
       if (instr.string_attr("collective") == op_kind_name(OpKind::reshard_exchange))
@@ -641,7 +661,7 @@ GeneratedFiles CppEmitter::emit() {
   ctx.set("file_stem", generated_stem(module_));
   ctx.set("source", options_.source_name);
   ctx.set("shardc_version", options_.shardc_version);
-  ctx.set("prelude_version", std::string("2"));
+  ctx.set("prelude_version", std::string("3"));
 
   mu::data consts{mu::data::type::list};
   for (const check::ConstValue& c : cm.consts) {

@@ -65,6 +65,8 @@ class CppEmitter {
   std::string statement(const Function& f, const Instr& instr);
   // "// line 12: let y = x @ w;": where an instruction comes from, for a reader of the C++.
   std::string source_comment(const SourceRange& range) const;
+  // "model.shard:12:7" as a C++ string literal: where a run-time check's error points.
+  std::string source_location_literal(const SourceRange& range) const;
   std::string name(const Function& f, ValueId id) const;
   std::string axes(const Function& f, const AxisList& axes) const;
   std::string spec(const Function& f, const std::vector<AxisList>& spec) const;

@@ -35,7 +35,7 @@ namespace shardgen::prelude {
 
 // Generated code checks this at compile time: a header from another shardc version fails the
 // build instead of misbehaving. Bump it with any change of a helper's meaning or signature.
-inline constexpr int kVersion = 2;
+inline constexpr int kVersion = 3;
 
 using shard::DType;
 using shard::Shape;
@@ -551,6 +551,24 @@ inline Tensor take_piece(shard::Device& dev, const Tensor& x, int dim, const sha
 
 inline Tensor axis_index(shard::Device& dev, const shard::Axes& axes) {
   return scalar_int(DType::i32, dev.axis_index(axes));
+}
+
+// ---- checks of run-time values -----------------------------------------------------------
+
+// Runs `op`, a call whose checks depend on values rather than types (ragged_all_to_all's offsets
+// and sizes: the checker has passed everything it can see), and puts the .shard location
+// (`where`: "file.shard:LINE:COL") in front of its error, so that the DeviceError of the call
+// says which line of the program failed, as a compile error would.
+template <class Op>
+decltype(auto) at_source(std::string_view where, Op&& op) {
+  auto located = [&](const std::exception& e) { return std::string(where) + ": " + e.what(); };
+  try {
+    return std::forward<Op>(op)();
+  } catch (const shard::ShapeError& e) {
+    throw shard::ShapeError(located(e));
+  } catch (const shard::ArgumentError& e) {
+    throw shard::ArgumentError(located(e));
+  }
 }
 
 // ---- the boundary --------------------------------------------------------------------------

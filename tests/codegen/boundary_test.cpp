@@ -1,8 +1,12 @@
 // The generated API's boundary: arguments are checked against the declared types, and a bad
-// one is a shard::ArgumentError that names the function, the argument and what was expected.
+// one is a shard::ArgumentError that names the function, the argument and what was expected;
+// what only values can break (ragged_all_to_all's sizes) fails the call with the .shard line.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 #include "explicit_matmul.shard.h"
+#include "ragged_exchange.shard.h"
 
 namespace {
 
@@ -42,6 +46,31 @@ TEST(GeneratedBoundary, SeveralResultsComeAsATupleOfTheDeclaredTypes) {
   EXPECT_EQ(replicated.type(), gen::f_out1_type());
   EXPECT_EQ(swapped.type(), gen::f_out2_type());
   for (float v : swapped.to_host<float>()) ASSERT_EQ(v, 256.0f);  // 128 terms of 1 * 2
+}
+
+TEST(GeneratedBoundary, ARunTimeSizeErrorNamesTheShardLine) {
+  namespace ragged = shardgen::ragged_exchange;
+  shard::Runtime rt{2};
+  std::vector<float> rows_0_to_11(12);
+  for (int i = 0; i < 12; ++i) rows_0_to_11[i] = static_cast<float>(i);
+  auto op = shard::Array::from_host(rt, ragged::exchange_rows_in0_type(), rows_0_to_11);
+  auto out = shard::Array::zeros(rt, ragged::exchange_rows_in1_type());
+  auto rows = [&](std::int32_t n) {
+    return shard::Array::from_host(rt, ragged::exchange_rows_in2_type(), std::vector<std::int32_t>{n});
+  };
+
+  // One row each way fits: device 0's row 0 (0 1 2) lands in device 1's row 1, and back.
+  std::vector<float> swapped = ragged::exchange_rows(rt, op, out, rows(1)).to_host<float>();
+  EXPECT_EQ(swapped, (std::vector<float>{0, 0, 0, 6, 7, 8, 0, 0, 0, 0, 1, 2}));
+
+  // Three rows do not fit in a device's two: the error points at the ragged_all_to_all.
+  try {
+    ragged::exchange_rows(rt, op, out, rows(3));
+    FAIL() << "expected a DeviceError";
+  } catch (const shard::DeviceError& e) {
+    EXPECT_EQ(e.message().rfind("ragged_exchange.shard:17:10: ragged_all_to_all: input rows [0, 3)", 0), 0u)
+        << e.message();
+  }
 }
 
 }  // namespace
