@@ -134,6 +134,10 @@ struct TypeAnnotation : Node {
   ElementType element;
   std::vector<DimAnnotation> dims;
   std::optional<std::vector<Identifier>> varying;
+  // The spelling of an element type shardc does not have ("f64", "i8"), which the transformer
+  // has reported; `element` is then a placeholder, and the checker types nothing with this
+  // annotation (so that the rest of the file is still checked). Empty otherwise.
+  std::string unknown_element;
 
   TypeAnnotation(NodeId id, SourceRange range, ElementType element, std::vector<DimAnnotation> dims,
                  std::optional<std::vector<Identifier>> varying)

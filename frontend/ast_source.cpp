@@ -221,7 +221,7 @@ class ModulePrinter {
 std::string to_source(const Expr& expr) { return ExprPrinter().print(expr); }
 
 std::string to_source(const TypeAnnotation& type) {
-  std::string out(element_type_name(type.element));
+  std::string out = type.unknown_element.empty() ? std::string(element_type_name(type.element)) : type.unknown_element;
   if (!type.dims.empty() || type.element != ElementType::key) {
     // `f32` and `f32[]` mean the same; the printer always writes the brackets for arrays.
     out += '[';

@@ -374,6 +374,7 @@ std::optional<AxisSet> Checker::varying_set(const ast::TypeAnnotation& t, const 
 }
 
 std::optional<Type> Checker::resolve_type(const ast::TypeAnnotation& t, bool in_body) {
+  if (!t.unknown_element.empty()) return std::nullopt;  // reported by the transformer
   const Mesh* m = mesh();
   bool local = in_body && manual();
   if (t.element == ast::ElementType::key) {
@@ -471,8 +472,13 @@ std::optional<Type> Checker::resolve_type(const ast::TypeAnnotation& t, bool in_
 
 CheckResult check(const ast::Module& module, const Defines& defines, Diagnostics& diags,
                   const CheckOptions& options) {
+  // What the parser reported about a module it still returned (an unknown element type) comes
+  // first; the checker reports in file order, and the two are merged into it.
+  const bool parser_reported = diags.size() > 0;
   Checker c(module, defines, diags, options);
-  return CheckResult{c.run()};
+  CheckResult result{c.run()};
+  if (parser_reported) diags.sort_by_location(0);
+  return result;
 }
 
 }  // namespace shardc::check

@@ -55,10 +55,11 @@ std::unique_ptr<ast::Module> parse_file(const SourceFile& file, Diagnostics& dia
   if (listener.had_errors() || parser.getNumberOfSyntaxErrors() != 0) return nullptr;
 
   // Lexical errors leave a complete parse tree (the bad tokens were hidden from the parser),
-  // so the transformer still runs and reports what it finds; the module is dropped anyway.
+  // so the transformer still runs and reports what it finds; the module is dropped anyway. Of
+  // the transformer's own errors, only an unknown element type leaves a module to check.
   syntax::Transformer transformer(file, diags, limits);
   std::unique_ptr<ast::Module> module = transformer.transformModule(*tree, module_name_for_file(file.name()));
-  if (diags.error_count() != errors_before) return nullptr;
+  if (diags.error_count() != errors_before + transformer.recoverable_errors()) return nullptr;
   return module;
 }
 

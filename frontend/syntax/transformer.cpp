@@ -236,7 +236,11 @@ Ptr<TypeAnnotation> Transformer::transformTypeAnnotation(P::TypeAnnotationContex
     } else {
       diags_.error(range(element_token), "unknown type '" + spelled + "'")
           .note("the element types are f32, bf16, f16, i32, i64, bool and key");
-      element = ElementType::f32;
+      ++recoverable_errors_;
+      auto type = std::make_unique<TypeAnnotation>(id, range(&ctx), ElementType::f32, transformDimList(ctx.dimList()),
+                                                   transformVaryingSuffix(ctx.varyingSuffix()));
+      type->unknown_element = spelled;
+      return type;
     }
   }
   return std::make_unique<TypeAnnotation>(id, range(&ctx), *element, transformDimList(ctx.dimList()),

@@ -5,6 +5,7 @@
 // outside shard_map, repeated mesh options, and ASTs deeper than ParseLimits allow.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,9 @@ class Transformer {
       : file_(file), diags_(diags), limits_(limits) {}
 
   std::unique_ptr<ast::Module> transformModule(P::Module_Context& ctx, std::string module_name);
+  // How many of the errors reported leave a module the checker can still read (an unknown
+  // element type: ast::TypeAnnotation::unknown_element); any other error drops the module.
+  std::size_t recoverable_errors() const { return recoverable_errors_; }
 
  private:
   // Declarations
@@ -90,6 +94,7 @@ class Transformer {
   ast::NodeIdAllocator ids_;
   unsigned depth_ = 0;
   bool reported_depth_ = false;
+  std::size_t recoverable_errors_ = 0;
 };
 
 }  // namespace shardc::syntax

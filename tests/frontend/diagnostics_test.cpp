@@ -111,6 +111,21 @@ TEST_P(TransformerErrors, IsLocated) {
   EXPECT_EQ(p.headlines()[0], GetParam().headline);
 }
 
+// The one transformer error that keeps the module: the checker still reads the rest of the file
+// (tests/diagnostics/unknown_element_type_then_checked.shard shows what it then reports).
+TEST(TransformerRecovery, AnUnknownElementTypeKeepsTheModule) {
+  auto p = parse_text("fn f(x: g32[4]) { return x; }");
+  ASSERT_TRUE(p.module);
+  ASSERT_EQ(p.headlines().size(), 1u) << p.rendered();
+  EXPECT_EQ(p.headlines()[0], "t.shard:1:9: error: unknown type 'g32'");
+}
+
+TEST(TransformerRecovery, AnyOtherErrorBesideItDropsTheModule) {
+  auto p = parse_text("fn f(x: g32[4]) { return 9223372036854775808; }");
+  EXPECT_FALSE(p.module);
+  EXPECT_EQ(p.headlines().size(), 2u) << p.rendered();
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Frontend, TransformerErrors,
     ::testing::Values(
@@ -131,7 +146,6 @@ INSTANTIATE_TEST_SUITE_P(
         TransformerCase{"fn f() { for (i, j) in 0..2 { } return 0; }",
                         "t.shard:1:14: error: a for loop binds a single index variable, not a tuple"},
         TransformerCase{"fn f(k: key[4]) { return k; }", "t.shard:1:9: error: a key is a scalar; 'key' takes no dimensions"},
-        TransformerCase{"fn f(x: g32[4]) { return x; }", "t.shard:1:9: error: unknown type 'g32'"},
         TransformerCase{"fn f(x: f32[4]{W:dp}) { return x; }",
                         "t.shard:1:16: error: expected 'V' in a varying-axes suffix, found 'W'"},
         TransformerCase{"fn f() { return g(a=1, 2); }",
