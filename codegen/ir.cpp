@@ -1,5 +1,7 @@
 #include "codegen/ir.h"
 
+#include <limits>
+
 #include "frontend/internal_error.h"
 
 namespace shardc::codegen {
@@ -76,8 +78,10 @@ const std::vector<AxisList>& Instr::spec_attr(const std::string& name) const {
 }
 
 std::int64_t Value::bytes() const {
+  // Saturates: the checker bounds element counts by i64, not their size in bytes.
   std::int64_t n = static_cast<std::int64_t>(shard::dtype_size(dtype));
-  for (auto d : shape) n *= d;
+  for (auto d : shape)
+    if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<std::int64_t>::max();
   return n;
 }
 

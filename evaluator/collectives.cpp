@@ -192,7 +192,9 @@ Blocks ragged_all_to_all(const Blocks& operands, const Blocks& outputs, const Bl
       if (row_shape != target_rows)
         throw EvalError("ragged_all_to_all: operand rows " + shape_text(row_shape) + " and output rows " +
                         shape_text(target_rows) + " differ");
-      if (count < 0 || in_off < 0 || in_off + count > op.shape[0] || out_off < 0 || out_off + count > target.shape[0])
+      // Without `offset + count`, which may overflow: the sizes are values.
+      if (count < 0 || in_off < 0 || in_off > op.shape[0] || count > op.shape[0] - in_off || out_off < 0 ||
+          out_off > target.shape[0] || count > target.shape[0] - out_off)
         throw EvalError("ragged_all_to_all: rows [" + std::to_string(in_off) + ", +" + std::to_string(count) +
                         ") to offset " + std::to_string(out_off) + " are out of range");
       for (std::int64_t j = 0; j < count * row; ++j) target.copy_element(out_off * row + j, op, in_off * row + j);

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "collective_plan.h"
+#include "row_range.h"
 #include "shard/errors.h"
 
 namespace shard {
@@ -95,10 +96,10 @@ detail::Plan ragged_plan(Device& dev, const Tensor& operand, const Tensor& outpu
   read_sizes(recv_sizes, n, "recv_sizes", plan.ragged.data() + 3 * n);
   for (int j = 0; j < n; ++j) {
     const std::int64_t off = plan.ragged[j], size = plan.ragged[n + j];
-    if (off < 0 || size < 0 || off + size > operand.dim(0))
-      throw ShapeError("ragged_all_to_all: input rows [" + std::to_string(off) + ", " + std::to_string(off + size) +
-                       ") for rank " + std::to_string(j) + " are outside the operand's " +
-                       std::to_string(operand.dim(0)) + " rows");
+    // `size > rows - off`, not `off + size > rows`: sizes are values, and their sum may overflow.
+    if (off < 0 || size < 0 || off > operand.dim(0) || size > operand.dim(0) - off)
+      throw ShapeError("ragged_all_to_all: input rows " + detail::row_range(off, size) + " for rank " +
+                       std::to_string(j) + " are outside the operand's " + std::to_string(operand.dim(0)) + " rows");
   }
   plan.op.kind = CollectiveKind::ragged_all_to_all;
   std::int64_t row = 1;

@@ -4,7 +4,9 @@
 // collectives in between.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
+#include <string>
 
 #include "naive_collectives.h"
 
@@ -154,6 +156,33 @@ TEST(RaggedAllToAll, AsyncFormReportsMismatchedSizes) {
                         p.wait();
                       }),
                DeviceError);
+}
+
+// Offsets and sizes are values: ones whose sum overflows i64 are out of range like any other,
+// on the sender's check (input rows) and on the receiver's (output rows), never a wild copy.
+TEST(RaggedAllToAll, OffsetsWhoseSumOverflowsAreOutOfRange) {
+  Runtime rt{2};
+  const Mesh mesh({{"i", 2}});
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  auto sizes = [](std::int64_t a, std::int64_t b) { return sizes_tensor(DType::i64, {a, b}); };
+  auto message_of = [&](const Tensor& in_off, const Tensor& send, const Tensor& out_off) {
+    try {
+      rt.run(mesh, [&](Device& dev) {
+        const Tensor operand(DType::f32, {2, 3}), output(DType::f32, {2, 3});
+        Tensor result = ragged_all_to_all(dev, operand, output, in_off, send, out_off, send, "i");
+      });
+    } catch (const DeviceError& e) {
+      return e.message();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message_of(sizes(1, 1), sizes(kMax, kMax), sizes(0, 0)),
+            "ragged_all_to_all: input rows [1, 1 + 9223372036854775807) for rank 0 are outside the operand's 2 rows");
+  std::string out_of_range = message_of(sizes(0, 0), sizes(1, 1), sizes(kMax, kMax));
+  EXPECT_NE(out_of_range.find("to rows [9223372036854775807, 9223372036854775807 + 1) of an output with 2 rows "
+                              "are out of bounds"),
+            std::string::npos)
+      << out_of_range;
 }
 
 }  // namespace
