@@ -659,7 +659,11 @@ GeneratedFiles CppEmitter::emit() {
   ctx.set("module", generated_namespace(module_));
   ctx.set("outer_namespace", options_.outer_namespace);
   ctx.set("file_stem", generated_stem(module_));
-  ctx.set("source", options_.source_name);
+  // In a // comment: a line break in the file name would end it.
+  std::string source_in_comment = options_.source_name;
+  std::replace_if(source_in_comment.begin(), source_in_comment.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }, '?');
+  ctx.set("source", source_in_comment);
   ctx.set("shardc_version", options_.shardc_version);
   ctx.set("prelude_version", std::string("3"));
 

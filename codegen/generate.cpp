@@ -62,7 +62,9 @@ void generate(std::shared_ptr<const check::CheckedModule> module, const Generate
     diags.error({}, "--namespace " + request.outer_namespace + ": " + *problem);
     return;
   }
-  std::string source_name = std::filesystem::path(request.source_path).filename().string();
+  // "<stdin>" for "-", as the diagnostics say: generated code names it in comments and errors.
+  std::string source_name =
+      request.source_path == "-" ? "<stdin>" : std::filesystem::path(request.source_path).filename().string();
   GeneratedFiles files = CppEmitter(*lowered, {source_name, SHARDC_VERSION, request.outer_namespace, request.part_size}, diags).emit();
   if (diags.has_errors() || request.check_only) return;
   const std::string stem = generated_stem(*lowered);

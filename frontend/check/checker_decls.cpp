@@ -33,16 +33,18 @@ Checker::Checker(const ast::Module& module, const Defines& defines, Diagnostics&
 }
 
 std::shared_ptr<CheckedModule> Checker::run() {
-  std::size_t errors_before = diags_.error_count(), first_diagnostic = diags_.size();
   declare_meshes_and_consts();
   for (const auto& d : module_.decls)
     if (auto* f = ast::dyn_cast<ast::FunctionDecl>(d.get()); f && f->function_kind != ast::FunctionKind::fn)
       check_function(*f);
   resolve_untraced_fns();
   check_call_cycles();
-  if (diags_.error_count() != errors_before) {
-    note_overridden_consts(first_diagnostic);
-    diags_.sort_by_location(first_diagnostic);
+  // Every diagnostic so far is this module's: the checker's, and what the parser reported about
+  // a module it still returned (an unknown element type). The -D notes and the file order take
+  // them all in.
+  if (diags_.has_errors()) {
+    note_overridden_consts(0);
+    diags_.sort_by_location(0);
     return nullptr;
   }
   return out_;
@@ -374,7 +376,9 @@ std::optional<AxisSet> Checker::varying_set(const ast::TypeAnnotation& t, const 
 }
 
 std::optional<Type> Checker::resolve_type(const ast::TypeAnnotation& t, bool in_body) {
-  if (!t.unknown_element.empty()) return std::nullopt;  // reported by the transformer
+  // An unknown element type was reported by the transformer (`element` is a placeholder): the
+  // rest of the annotation is still checked, but nothing gets a type from it.
+  const bool element_unknown = !t.unknown_element.empty();
   const Mesh* m = mesh();
   bool local = in_body && manual();
   if (t.element == ast::ElementType::key) {
@@ -438,6 +442,7 @@ std::optional<Type> Checker::resolve_type(const ast::TypeAnnotation& t, bool in_
   auto varying = varying_set(t, m, local);
   if (!varying) return std::nullopt;
   if (local) {
+    if (element_unknown) return std::nullopt;
     Type r = make_array(dt, std::move(dims), m);
     r.local = true;
     r.varying = *varying;
@@ -467,18 +472,14 @@ std::optional<Type> Checker::resolve_type(const ast::TypeAnnotation& t, bool in_
     report(*e, where);
     return std::nullopt;
   }
+  if (element_unknown) return std::nullopt;
   return r;
 }
 
 CheckResult check(const ast::Module& module, const Defines& defines, Diagnostics& diags,
                   const CheckOptions& options) {
-  // What the parser reported about a module it still returned (an unknown element type) comes
-  // first; the checker reports in file order, and the two are merged into it.
-  const bool parser_reported = diags.size() > 0;
   Checker c(module, defines, diags, options);
-  CheckResult result{c.run()};
-  if (parser_reported) diags.sort_by_location(0);
-  return result;
+  return CheckResult{c.run()};
 }
 
 }  // namespace shardc::check

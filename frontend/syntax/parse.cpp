@@ -59,6 +59,7 @@ std::unique_ptr<ast::Module> parse_file(const SourceFile& file, Diagnostics& dia
   // the transformer's own errors, only an unknown element type leaves a module to check.
   syntax::Transformer transformer(file, diags, limits);
   std::unique_ptr<ast::Module> module = transformer.transformModule(*tree, module_name_for_file(file.name()));
+  diags.sort_by_location(first_diagnostic);  // it reports a declaration's parts in no fixed order
   if (diags.error_count() != errors_before + transformer.recoverable_errors()) return nullptr;
   return module;
 }

@@ -233,6 +233,10 @@ Ptr<TypeAnnotation> Transformer::transformTypeAnnotation(P::TypeAnnotationContex
         diags_.error(range(&ctx), "a key is a scalar; 'key' takes no dimensions")
             .note("split(k, n) returns a tuple of n keys");
       }
+    } else if (spelled.find_first_of("\x01\x02") != std::string::npos) {
+      // A name with a character the lexer masked (non-ASCII, a control byte) and has already
+      // reported; the module is dropped for that error, so a placeholder will do.
+      element = ElementType::f32;
     } else {
       diags_.error(range(element_token), "unknown type '" + spelled + "'")
           .note("the element types are f32, bf16, f16, i32, i64, bool and key");
