@@ -168,8 +168,9 @@ class Checker {
 
   // Expressions (checker_exprs.cpp).
   Value eval_name(const ast::NameExpr& e);
-  // On an "unknown name" error: a note for each other mesh that has an axis of that name.
-  void note_axis_of_other_mesh(DiagnosticBuilder& b, const std::string& name);
+  // On an "unknown name" error: a note for each other mesh that has an axis of that name, and
+  // one when the name looks like an element type (f64, u8).
+  void explain_unknown_name(DiagnosticBuilder& b, const std::string& name);
   Value eval_unary(const ast::UnaryExpr& e);
   Value eval_binary(const ast::BinaryExpr& e);
   Value binary_values(ast::BinaryOp op, const Value& a, const Value& b, const ast::Expr& node,

@@ -1,6 +1,8 @@
 // Expressions: literals, names, operators (static folding or the elementwise and
 // einsum rules), indexing and slicing, `x.shape[d]`, tuples and lists, types as values.
+#include <algorithm>
 #include <limits>
+#include <string_view>
 
 #include "frontend/check/builtins.h"
 #include "frontend/check/checker.h"
@@ -72,16 +74,26 @@ Value Checker::eval_name(const ast::NameExpr& e) {
     error(e.range, "'" + e.name + "' is a mesh, not a value");
   } else {
     auto b = error(e.range, "unknown name '" + e.name + "'");
-    note_axis_of_other_mesh(b, e.name);
+    explain_unknown_name(b, e.name);
   }
   return Value::error();
 }
 
-void Checker::note_axis_of_other_mesh(DiagnosticBuilder& b, const std::string& name) {
+void Checker::explain_unknown_name(DiagnosticBuilder& b, const std::string& name) {
   for (const auto& [mesh_name, m] : meshes_)
     if (m && m->find_axis(name) && m != mesh())  // null: a mesh with errors
       b.note("'" + name + "' is an axis of mesh " + mesh_name + ", but this code runs on " +
              (mesh() ? "mesh " + mesh()->name : std::string("no mesh")));
+  // An element type shardc does not have, written as a value (`zeros(f64[4])`, `astype(x, u8)`).
+  std::string_view digits(name);
+  for (std::string_view prefix : {"bf", "f", "i", "u", "c"})
+    if (digits.starts_with(prefix)) {
+      digits.remove_prefix(prefix.size());
+      break;
+    }
+  if (digits.size() < name.size() && !digits.empty() &&
+      std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    b.note("'" + name + "' is not one of the element types: f32, bf16, f16, i32, i64, bool and key");
 }
 
 Value Checker::eval_unary(const ast::UnaryExpr& e) {

@@ -154,7 +154,7 @@ void Checker::resolve_untaken(const ast::Expr& e, UntakenScopes& scopes) {
                          functions_.count(n) || is_builtin_name(n) || meshes_.count(n);
       if (!known) {
         auto b = error(e.range, "unknown name '" + n + "'");
-        note_axis_of_other_mesh(b, n);
+        explain_unknown_name(b, n);
       }
       return;
     }
