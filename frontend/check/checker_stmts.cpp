@@ -237,7 +237,10 @@ void Checker::exec_assign(const ast::AssignStmt& s) {
 void Checker::exec_for(const ast::ForStmt& s) {
   auto b = static_int(eval(*s.begin), s.begin->range, "the bound of a for loop");
   auto e = static_int(eval(*s.end), s.end->range, "the bound of a for loop");
-  if (!b || !e) return;
+  if (!b || !e) {
+    resolve_unrun_loop_body(s);  // its names are still checked, as in a loop of no iterations
+    return;
+  }
   // The count overflows only beyond i64 (e.g. from INT64_MIN): then it is simply more than the
   // unrolling limit, which stops the loop below.
   std::int64_t n = *e > *b ? checked_sub(*e, *b).value_or(std::numeric_limits<std::int64_t>::max()) : 0;
@@ -255,7 +258,12 @@ void Checker::exec_for(const ast::ForStmt& s) {
 
 void Checker::exec_if(const ast::IfStmt& s) {
   auto c = static_bool(eval(*s.condition), s.condition->range, "the condition of an if");
-  if (!c) return;
+  if (!c) {
+    // Neither branch can be told to run: both have their names checked, as an untaken one.
+    resolve_untaken_branch(*s.then_branch);
+    if (s.else_branch) resolve_untaken_branch(*s.else_branch);
+    return;
+  }
   if (*c) {
     exec_block(*s.then_branch);
     if (s.else_branch) resolve_untaken_branch(*s.else_branch);
