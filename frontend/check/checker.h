@@ -132,6 +132,8 @@ class Checker {
   const Signature* signature_of(const ast::FunctionDecl& d);
   bool signature(const ast::FunctionDecl& d, const Mesh*& mesh, std::vector<Type>& params, std::vector<Type>& results);
   const Mesh* function_mesh(const ast::FunctionDecl& d);
+  // The same without reporting anything: null where function_mesh reports an error.
+  const Mesh* mesh_if_declared(const ast::FunctionDecl& d) const;
 
   // Statements (checker_stmts.cpp).
   void exec_block(const ast::BlockStmt& b, bool new_scope = true);

@@ -236,6 +236,12 @@ const Mesh* Checker::function_mesh(const ast::FunctionDecl& d) {
   return nullptr;
 }
 
+const Mesh* Checker::mesh_if_declared(const ast::FunctionDecl& d) const {
+  if (!d.mesh) return meshes_.size() == 1 ? meshes_.begin()->second : nullptr;
+  auto it = meshes_.find(d.mesh->name);
+  return it == meshes_.end() ? nullptr : it->second;
+}
+
 bool Checker::signature(const ast::FunctionDecl& d, const Mesh*& mesh, std::vector<Type>& params,
                         std::vector<Type>& results) {
   mesh = function_mesh(d);
@@ -300,7 +306,13 @@ void Checker::check_function(const ast::FunctionDecl& d) {
   f.tuple_result = d.tuple_result;
   const Signature* sig = signature_of(d);
   if (!sig) {
-    resolve_untraced_function(d);  // not traced, but a misspelt name in it is still reported
+    // Not traced, but a misspelt name in it is still reported, and an axis is checked against
+    // the function's mesh when that much of the signature holds.
+    FunctionContext names_only;
+    names_only.mesh = mesh_if_declared(d);
+    if (names_only.mesh) ctx_ = &names_only;
+    resolve_untraced_function(d);
+    ctx_ = nullptr;
     return;
   }
   const Mesh* mesh = sig->mesh;

@@ -52,8 +52,9 @@ void Checker::resolve_untraced_fns() {
 }
 
 void Checker::resolve_untraced_function(const ast::FunctionDecl& d) {
-  // Outside any trace: no locals, and no mesh to take axes from. The types of a func's or
-  // shard_map's parameters were checked with its signature; an fn's are checked at each call.
+  // Outside any trace: no locals, and no mesh to take axes from (but a func's or shard_map's own
+  // mesh when its signature failed: check_function). The types of a func's or shard_map's
+  // parameters were checked with its signature; an fn's are checked at each call.
   UntakenScopes scopes;
   for (const auto& p : d.params) {
     if (p->type && d.function_kind == ast::FunctionKind::fn) resolve_untaken(*p->type, scopes);
