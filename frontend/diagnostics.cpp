@@ -95,7 +95,9 @@ std::string Diagnostics::headline(const Diagnostic& d) const {
 }
 
 void Diagnostics::render(std::ostream& out) const {
-  for (const Diagnostic& d : diagnostics_) {
+  const std::size_t shown = std::min(diagnostics_.size(), kMaxShownErrors);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const Diagnostic& d = diagnostics_[i];
     out << headline(d) << '\n';
     render_snippet(out, sources_, d.range);
     for (const DiagnosticNote& n : d.notes) {
@@ -107,9 +109,9 @@ void Diagnostics::render(std::ostream& out) const {
       }
     }
   }
-  if (dropped_ != 0) {
-    out << "shardc: note: " << dropped_ << " more diagnostic" << (dropped_ == 1 ? "" : "s")
-        << " not shown (limit " << kMaxKeptErrors << ")\n";
+  if (const std::size_t more = diagnostics_.size() - shown + dropped_; more != 0) {
+    out << "shardc: note: " << more << " more diagnostic" << (more == 1 ? "" : "s") << " not shown (limit "
+        << kMaxShownErrors << ")\n";
   }
 }
 

@@ -52,8 +52,12 @@ class DiagnosticBuilder {
 
 class Diagnostics {
  public:
-  // After this many errors further ones are counted but not kept (one summary line says so).
-  static constexpr std::size_t kMaxKeptErrors = 200;
+  // render() shows this many diagnostics (one summary line counts the rest). More are kept, up
+  // to kMaxKeptErrors, so that those shown are the first in file order after a sort, not the
+  // first found (the checker finds them in trace order; the parser's recovered errors come
+  // before all of the checker's). Beyond that they are counted only, which bounds memory.
+  static constexpr std::size_t kMaxShownErrors = 200;
+  static constexpr std::size_t kMaxKeptErrors = 10 * kMaxShownErrors;
 
   Diagnostics() = default;
   Diagnostics(const Diagnostics&) = delete;
@@ -74,7 +78,7 @@ class Diagnostics {
   void sort_by_location(std::size_t first);
   std::size_t size() const { return diagnostics_.size(); }
 
-  // Renders every kept diagnostic, in the order reported, clang style.
+  // Renders the first kMaxShownErrors diagnostics kept, in their order, clang style.
   void render(std::ostream& out) const;
   std::string render() const;
   // One diagnostic's first line only ("file:line:col: error: message"), for tests.

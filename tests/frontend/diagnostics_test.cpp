@@ -62,7 +62,23 @@ TEST(DiagnosticsRendering, KeepsAtMostTheLimitAndSaysHowManyMore) {
   for (std::size_t i = 0; i < Diagnostics::kMaxKeptErrors + 5; ++i) diags.error({}, "e").note("n");
   EXPECT_EQ(diags.error_count(), Diagnostics::kMaxKeptErrors + 5);
   EXPECT_EQ(diags.diagnostics().size(), Diagnostics::kMaxKeptErrors);
-  EXPECT_NE(diags.render().find("5 more diagnostics not shown"), std::string::npos);
+  const std::size_t more = Diagnostics::kMaxKeptErrors + 5 - Diagnostics::kMaxShownErrors;
+  EXPECT_NE(diags.render().find(std::to_string(more) + " more diagnostics not shown (limit 200)"), std::string::npos);
+}
+
+// Those shown are the first in file order once sorted, whatever order they were found in.
+TEST(DiagnosticsRendering, ShowsTheFirstInFileOrderAfterASort) {
+  Diagnostics diags;
+  std::string text(Diagnostics::kMaxShownErrors + 3, 'x');
+  FileId id = diags.sources().add("t.shard", text);
+  const SourceFile& f = diags.sources().file(id);
+  for (std::size_t i = text.size(); i-- > 0;) diags.error(SourceRange{id, f.location(i), f.location(i + 1)}, "e");
+  diags.sort_by_location(0);
+  const std::string shown = diags.render();
+  EXPECT_EQ(shown.rfind("t.shard:1:1: error: e", 0), 0u) << shown.substr(0, 200);
+  EXPECT_NE(shown.find("t.shard:1:200: error: e"), std::string::npos);
+  EXPECT_EQ(shown.find("t.shard:1:201: error: e"), std::string::npos);
+  EXPECT_NE(shown.find("3 more diagnostics not shown"), std::string::npos);
 }
 
 TEST(SyntaxErrors, AllOfAFileAreReportedInFileOrder) {
