@@ -1,6 +1,7 @@
 #include "run_command.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -60,25 +61,67 @@ Toolchain find_toolchain() {
   return {SHARDC_RUN_INCLUDES, SHARDC_RUN_LIBS, SHARDC_RUN_DRIVER};
 }
 
+// Each step (the build, each function's driver) runs as `sh -c` in a process group of its own,
+// and SIGINT, SIGTERM or SIGHUP sent to shardc (Ctrl-C, a CI job cancelled, `kill`) is passed on
+// to that whole group: the compilers or the driver's device threads stop with shardc instead of
+// running on as orphans, and the run stops and removes its directory.
+volatile std::sig_atomic_t step_group = 0;   // the running step's process group, 0 between steps
+volatile std::sig_atomic_t stop_signal = 0;  // the first such signal shardc received
+
+extern "C" void pass_on_stop_signal(int signal) {
+  if (stop_signal == 0) stop_signal = signal;
+  if (step_group > 0) kill(-step_group, signal);
+}
+
+void handle_stop_signals() {
+  struct sigaction action {};
+  action.sa_handler = pass_on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
+}
+
 // The command's exit status, or 128 + the signal that ended the shell (as shells report a
-// child's): a shell killed by Ctrl-C has no exit status, and WEXITSTATUS read 0 ("success").
+// child's), or -1 when it could not be started.
 int run_shell(const std::string& command) {
   std::cout.flush();  // what we printed goes before the child's output, also into a pipe
-  int status = std::system(command.c_str());
-  if (status == -1) return -1;
+  std::cerr.flush();
+  if (stop_signal != 0) return 128 + stop_signal;
+  // Stop signals wait until the child is a group of its own and step_group names it.
+  sigset_t stops, before;
+  sigemptyset(&stops);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stops, signal);
+  sigprocmask(SIG_BLOCK, &stops, &before);
+  const pid_t child = fork();
+  if (child == 0) {
+    setpgid(0, 0);
+    for (int signal : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal, SIG_DFL);
+    sigprocmask(SIG_SETMASK, &before, nullptr);
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  if (child > 0) {
+    setpgid(child, child);  // also here: whichever of the two runs first
+    step_group = child;
+  }
+  sigprocmask(SIG_SETMASK, &before, nullptr);
+  if (child < 0) return -1;
+  int status = 0;
+  while (waitpid(child, &status, 0) == -1 && errno == EINTR) {
+  }
+  step_group = 0;
+  if (stop_signal != 0) return 128 + stop_signal;
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
-// Ctrl-C reaches the build or the driver (the terminal signals the whole process group), but
-// std::system ignores SIGINT in shardc while it waits: a step's status is how shardc learns of
-// it, and then the whole run stops rather than going on to the next function.
-bool interrupted(int status) { return status == 128 + SIGINT; }
+// Whether a stop signal came (during a step, or while shardc itself evaluated): the whole run
+// stops then, rather than going on to the next function.
+bool stopped() { return stop_signal != 0; }
 
 int stop_interrupted(const fs::path& dir, bool keep) {
   std::cout.flush();
-  std::cerr << "\nshardc run: interrupted\n";
+  std::cerr << "\nshardc run: " << (stop_signal == SIGINT ? "interrupted" : "stopped by a signal") << "\n";
   if (!keep) fs::remove_all(dir);
-  return 128 + SIGINT;
+  return 128 + stop_signal;
 }
 
 std::string read_text(const fs::path& p) {
@@ -91,6 +134,7 @@ std::string read_text(const fs::path& p) {
 }  // namespace
 
 int run_command(const RunOptions& o) {
+  handle_stop_signals();
   Diagnostics diags;
   Defines defines = parse_defines(o.defines, diags);
   // As in plain shardc, a malformed -D is a usage error (exit 2): it is about the command line.
@@ -170,7 +214,7 @@ int run_command(const RunOptions& o) {
   auto began = std::chrono::steady_clock::now();
   std::cout << "shardc run: building " << stem << " ..." << std::flush;
   const int built = run_shell(compile);
-  if (interrupted(built)) return stop_interrupted(dir, o.keep);
+  if (stopped()) return stop_interrupted(dir, o.keep);
   if (built != 0) {
     // Not "the generated code did not compile": a missing assembler or linker fails here too.
     std::cerr << "\nshardc run: building failed (the compiler's messages are above); the generated code is kept in "
@@ -183,6 +227,7 @@ int run_command(const RunOptions& o) {
 
   bool all_pass = true;
   for (const codegen::Function& f : lowered->functions) {
+    if (stopped()) return stop_interrupted(dir, o.keep);
     if (!o.functions.empty() && std::find(o.functions.begin(), o.functions.end(), f.name) == o.functions.end())
       continue;
     std::vector<eval::HostTensor> inputs;
@@ -202,7 +247,7 @@ int run_command(const RunOptions& o) {
     std::string command = quoted(program.string()) + " " + quoted(dir.string()) + " " + quoted(f.name) + " " +
                           std::to_string(o.repeat);
     const int ran = run_shell(command);
-    if (interrupted(ran)) return stop_interrupted(dir, o.keep);
+    if (stopped()) return stop_interrupted(dir, o.keep);
     if (ran != 0) {
       std::cout << f.name << ": FAILED to run\n";
       all_pass = false;
@@ -248,6 +293,7 @@ int run_command(const RunOptions& o) {
       if (o.print) std::cout << eval::format_numpy(got) << "\n";
     }
   }
+  if (stopped()) return stop_interrupted(dir, o.keep);
   if (!o.keep) fs::remove_all(dir);
   else std::cout << "generated code and driver kept in " << dir.string() << "\n";
   return all_pass ? 0 : 1;
