@@ -1,6 +1,7 @@
 #include "shard/runtime.h"
 
 #include <omp.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -14,6 +15,24 @@
 #include "wait.h"
 
 namespace shard {
+
+namespace {
+
+// How many fork()s led to this process (counted in each child). A Runtime's device threads
+// exist only in the process that created it: in a forked child a call would wait for them
+// forever, and joining them would wait too.
+std::atomic<unsigned> forks_before_this_process{0};
+
+unsigned fork_generation() {
+  static const bool counting = [] {
+    pthread_atfork(nullptr, nullptr, [] { forks_before_this_process.fetch_add(1, std::memory_order_relaxed); });
+    return true;
+  }();
+  (void)counting;
+  return forks_before_this_process.load(std::memory_order_relaxed);
+}
+
+}  // namespace
 
 // One call in progress: shared by the caller and the devices of the mesh.
 struct Runtime::Call {
@@ -57,6 +76,7 @@ Device* current_device() { return tls_device; }
 Runtime::Runtime(int devices, int cores) {
   if (devices < 1) throw ArgumentError("a runtime needs at least one device, got: " + std::to_string(devices));
   detail::refuse_mpi_launch();
+  fork_generation_ = fork_generation();
   if (cores <= 0) cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   omp_threads_ = std::max(1, cores / devices);
   // An explicit OMP_NUM_THREADS is an upper bound (ThreadSanitizer runs set it to 1 to keep
@@ -116,6 +136,13 @@ bool Runtime::pin_devices(int cores) {
 Runtime::~Runtime() { stop_workers(); }
 
 void Runtime::stop_workers() noexcept {
+  if (fork_generation() != fork_generation_) {
+    // A fork()ed child: the threads are not in this process, and a std::thread may be neither
+    // joined nor dropped while it looks joinable. Their handles are left behind, on purpose.
+    for (auto& w : workers_)
+      if (w->thread.joinable()) new std::thread(std::move(w->thread));
+    return;
+  }
   for (auto& w : workers_) {
     w->stop = true;
     w->signal.fetch_add(1, std::memory_order_release);
@@ -149,6 +176,9 @@ void Runtime::run_erased(const Mesh& mesh, Erased fn, void* ctx) {
     throw ArgumentError("mesh " + mesh.to_string() + " needs devices up to " + std::to_string(mesh.end_device() - 1) +
                         " but the runtime has " + std::to_string(num_devices()) + " devices");
   if (tls_owner == this) throw ArgumentError("Runtime::run called from inside a device of the same runtime");
+  if (fork_generation() != fork_generation_)
+    throw UnsupportedError("this Runtime was created before a fork(): its device threads are in the parent process "
+                           "only; create a new Runtime in the child");
 
   Call call;
   call.mesh = &mesh;

@@ -1,6 +1,8 @@
 // The Runtime: persistent device threads, serialised and concurrent calls, failure propagation.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -299,6 +301,44 @@ TEST(RuntimeFailure, MismatchedCollectivesAreAnErrorNotAHang) {
                         psum(dev, x, "x");
                       }),
                DeviceError);
+}
+
+// Python's multiprocessing pattern: a fork()ed child has none of the parent's device threads, so
+// a call there is refused at once (it used to wait for them forever), a new Runtime works, and
+// the old one can be destroyed. The child reports by its exit status; alarm() turns a hang into
+// a failure.
+TEST(RuntimeFailure, AForkedChildIsRefusedNotHung) {
+  auto rt = std::make_unique<Runtime>(4);
+  const Mesh mesh({{"i", 4}});
+  rt->run(mesh, [](Device&) {});
+  const pid_t child = fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    alarm(20);
+    int code = 0;
+    try {
+      rt->run(mesh, [](Device&) {});
+      code = 1;  // ran: impossible, the threads are not here
+    } catch (const UnsupportedError&) {
+    } catch (...) {
+      code = 2;
+    }
+    try {
+      Runtime fresh(4);
+      std::atomic<int> ran{0};
+      fresh.run(mesh, [&](Device&) { ran.fetch_add(1); });
+      if (ran.load() != 4) code = 3;
+    } catch (...) {
+      code = 4;
+    }
+    rt.reset();  // must neither hang nor crash
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  rt->run(mesh, [](Device&) {});  // the parent's Runtime still works
 }
 
 TEST(RuntimeFailure, ADeviceSkippingACollectiveIsAnErrorNotAHang) {

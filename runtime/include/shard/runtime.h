@@ -47,6 +47,8 @@ class Runtime {
   // There is no MPI backend yet: in one of several ranks started by mpirun/mpiexec/srun the
   // constructor throws UnsupportedError rather than run independent copies that look like one
   // distributed run (SHARD_INDEPENDENT_RANKS=1 allows them; see src/mpi_launch.h).
+  // The device threads stay in the process that created the Runtime: in a fork()ed child,
+  // run() throws UnsupportedError (create a new Runtime there), and destruction is safe.
   explicit Runtime(int devices, int cores = 0);
   ~Runtime();
   Runtime(const Runtime&) = delete;
@@ -89,6 +91,7 @@ class Runtime {
   // every device has a core).
   std::vector<std::unique_ptr<kernels::ComputeGate>> gates_;
   bool pinned_ = false;
+  unsigned fork_generation_ = 0;  // see runtime.cpp: calls in a fork()ed child are refused
   std::unique_ptr<Communicator> comm_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::mutex busy_mutex_;
