@@ -178,7 +178,8 @@ void Runtime::run_erased(const Mesh& mesh, Erased fn, void* ctx) {
   if (tls_owner == this) throw ArgumentError("Runtime::run called from inside a device of the same runtime");
   if (fork_generation() != fork_generation_)
     throw UnsupportedError("this Runtime was created before a fork(): its device threads are in the parent process "
-                           "only; create a new Runtime in the child");
+                           "only (start worker processes with exec, as multiprocessing's 'spawn' does, not a bare "
+                           "fork: OpenMP, which the kernels use, does not survive one either)");
 
   Call call;
   call.mesh = &mesh;

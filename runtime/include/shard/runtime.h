@@ -48,7 +48,8 @@ class Runtime {
   // constructor throws UnsupportedError rather than run independent copies that look like one
   // distributed run (SHARD_INDEPENDENT_RANKS=1 allows them; see src/mpi_launch.h).
   // The device threads stay in the process that created the Runtime: in a fork()ed child,
-  // run() throws UnsupportedError (create a new Runtime there), and destruction is safe.
+  // run() throws UnsupportedError, and destruction is safe. Start worker processes with exec
+  // (multiprocessing's "spawn"): OpenMP, under the kernels, does not survive a bare fork.
   explicit Runtime(int devices, int cores = 0);
   ~Runtime();
   Runtime(const Runtime&) = delete;
