@@ -125,16 +125,18 @@ namespace {
 
 // Inputs that would clash before any is read: standard input twice (the second read is empty),
 // or, with -o, two files of one module name, whose generated files would overwrite each other
-// (shardc_add_library refuses the same).
-bool inputs_clash(const DriverOptions& options, std::ostream& err) {
+// (shardc_add_library refuses the same). Returns the exit status: 2 for the first, a usage
+// error; 1 for the second, which is about the files; 0 when nothing clashes.
+int inputs_clash(const DriverOptions& options, std::ostream& err) {
   std::map<std::string, std::string> modules;
-  bool clash = false, stdin_seen = false;
+  int clash = 0;
+  bool stdin_seen = false;
   const bool writes_files = options.output_dir || writes_to_current_folder(options);
   for (const std::string& path : options.inputs) {
     if (path == "-") {
       if (stdin_seen) {
         err << "shardc: error: '-' (standard input) is given twice\n";
-        clash = true;
+        clash = 2;
       }
       stdin_seen = true;
     }
@@ -143,7 +145,7 @@ bool inputs_clash(const DriverOptions& options, std::ostream& err) {
     if (!fresh && path != "-") {
       err << "shardc: error: '" << it->second << "' and '" << path << "' are both module '" << it->first
           << "': their files in '" << options.output_dir.value_or(".") << "' would overwrite each other\n";
-      clash = true;
+      clash = std::max(clash, 1);
     }
   }
   return clash;
@@ -152,7 +154,7 @@ bool inputs_clash(const DriverOptions& options, std::ostream& err) {
 }  // namespace
 
 int run_driver(const DriverOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
-  if (inputs_clash(options, err)) return 1;
+  if (const int clash = inputs_clash(options, err); clash != 0) return clash;
   bool failed = false;
   for (const std::string& path : options.inputs) {
     // One Diagnostics per file: each file's errors are rendered together, after its output.

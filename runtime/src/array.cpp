@@ -74,6 +74,9 @@ Array Array::from_blocks(const Runtime& rt, ArrayType type, std::vector<Tensor> 
 Array Array::zeros(const Runtime& rt, ArrayType type) { return Array(std::move(type), rt.num_devices()); }
 
 Array Array::from_host(const Runtime& rt, ArrayType type, const void* host) {
+  // The one check the untyped form can make (of a size it cannot know).
+  if (host == nullptr && shape_numel(type.shape) != 0)
+    throw ArgumentError("from_host: the host pointer is null for " + type.to_string());
   Array a(std::move(type), rt.num_devices());
   const Shape& global = a.type_.shape;
   const Shape block_shape = a.type_.block_shape();
@@ -88,6 +91,8 @@ Array Array::from_host(const Runtime& rt, ArrayType type, const void* host) {
 
 void Array::to_host(void* host) const {
   if (!holds_blocks()) throw ArgumentError("to_host: this array holds no blocks: it was moved from");
+  if (host == nullptr && shape_numel(type_.shape) != 0)
+    throw ArgumentError("to_host: the host pointer is null for " + type_.to_string());
   const Shape& global = type_.shape;
   const Shape block_shape = type_.block_shape();
   const Shape zero(block_shape.size(), 0);

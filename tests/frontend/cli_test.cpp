@@ -122,7 +122,7 @@ TEST(Cli, InputsThatWouldClashAreErrors) {
   EXPECT_EQ(plain.status, 1) << plain.output;
   EXPECT_NE(plain.output.find("their files in '.' would overwrite each other"), std::string::npos) << plain.output;
   CliRun stdin_twice = shardc("--check - -", kGood);
-  EXPECT_EQ(stdin_twice.status, 1) << stdin_twice.output;
+  EXPECT_EQ(stdin_twice.status, 2) << stdin_twice.output;  // a usage error
   EXPECT_NE(stdin_twice.output.find("'-' (standard input) is given twice"), std::string::npos) << stdin_twice.output;
 }
 

@@ -65,6 +65,11 @@ TEST(Array, ChecksHostSizesBlocksAndDevices) {
   EXPECT_EQ(a.to_host<float>(), (std::vector<float>{0, 0, 5, 6, 0, 0, 0, 0}));
   const Runtime small{2};
   EXPECT_THROW(Array::zeros(small, type), ArgumentError);  // the mesh needs 4 devices
+  // The untyped forms cannot check a size, but a null pointer they can (not for an empty array).
+  EXPECT_THROW(Array::from_host(rt, type, static_cast<const void*>(nullptr)), ArgumentError);
+  EXPECT_THROW(a.to_host(static_cast<void*>(nullptr)), ArgumentError);
+  const ArrayType empty(DType::f32, {0}, Sharding(mesh, {{"x"}}));
+  Array::from_host(rt, empty, static_cast<const void*>(nullptr)).to_host(static_cast<void*>(nullptr));
 }
 
 TEST(Array, ShapesBeyondInt64OrTheAddressSpaceAreShapeErrors) {

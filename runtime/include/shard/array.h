@@ -27,7 +27,8 @@ class Array {
   // one for every addressable device (no copy, no zero-fill: generated code assembles its results
   // this way after a call). ShapeError when a block's dtype or shape is not the type's.
   static Array from_blocks(const Runtime& rt, ArrayType type, std::vector<Tensor> blocks);
-  // Cuts a row-major host array of the global shape into the addressable devices' blocks.
+  // Cuts a row-major host array of the global shape into the addressable devices' blocks. Only
+  // a null `host` (for a non-empty type) is caught: the size behind it cannot be checked.
   static Array from_host(const Runtime& rt, ArrayType type, const void* host);
   // The typed forms check that T can hold the dtype's elements: float for f32, a 4- or 8-byte
   // integer for i32 / i64, std::uint16_t (bit patterns) for bf16 and f16, a 1-byte integer
@@ -42,7 +43,7 @@ class Array {
   }
 
   // Writes the global array, row-major, into `host` (numel * dtype size bytes). Needs one
-  // addressable replica of every block (ArgumentError otherwise).
+  // addressable replica of every block (ArgumentError otherwise, as for a null `host`).
   void to_host(void* host) const;
   template <class T>
   std::vector<T> to_host() const {
