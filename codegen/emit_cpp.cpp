@@ -53,9 +53,10 @@ const std::set<std::string> kReserved = {
 constexpr std::size_t kMaxBodyLines = 50000;
 
 // '_' and a capital, or two '_', start a name reserved to the implementation (macros like _X,
-// and the compiler's own: __cplusplus, __LINE__, __x86_64__): such a name gets "v_" in front. So does a name that already starts with "v_" followed by such a name, so
-// that two .shard names never become one C++ name: every prefixed result needs the prefix by
-// this rule, and no unprefixed one does.
+// and the compiler's own: __cplusplus, __LINE__, __x86_64__): such a name gets "v_" in front.
+// So does a name that already starts with "v_" followed by such a name, so that two .shard
+// names never become one C++ name: every prefixed result needs the prefix by this rule, and no
+// unprefixed one does.
 bool needs_prefix(std::string_view name) {
   if (name.size() > 1 && name[0] == '_' && (std::isupper(static_cast<unsigned char>(name[1])) || name[1] == '_'))
     return true;

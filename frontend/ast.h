@@ -114,6 +114,8 @@ enum class ElementType : std::uint8_t { f32, bf16, f16, i32, i64, boolean, key }
 
 // "f32", "bf16", "f16", "i32", "i64", "bool", "key".
 std::string_view element_type_name(ElementType t);
+// Every element type a program may write, for the notes of errors about the others.
+inline constexpr std::string_view kElementTypeList = "f32, bf16, f16, i32, i64, bool and key";
 std::optional<ElementType> element_type_from_name(std::string_view name);
 
 struct Expr;

@@ -120,10 +120,10 @@ class Checker {
   // A func or shard_map that reaches itself through calls is an error at the call that closes
   // the cycle (checker_calls.cpp): each call is traced once, as a call op, so nothing would end it.
   void check_call_cycles();
-  // Errors do not show where a value came from: each error reported since diagnostic
-  // `first` whose quoted text names a const that -D replaced gets a note saying so (the
-  // first error gets one listing every -D when none names one).
-  void note_overridden_consts(std::size_t first);
+  // Errors do not show where a value came from: each error of the module (the parser's
+  // recovered ones included) whose quoted text names a const that -D replaced gets a note
+  // saying so (the first error gets one listing every -D when none names one).
+  void note_overridden_consts();
   struct Signature {
     const Mesh* mesh = nullptr;
     std::vector<Type> params, results;

@@ -43,7 +43,7 @@ std::shared_ptr<CheckedModule> Checker::run() {
   // a module it still returned (an unknown element type). The -D notes and the file order take
   // them all in.
   if (diags_.has_errors()) {
-    note_overridden_consts(0);
+    note_overridden_consts();
     diags_.sort_by_location(0);
     return nullptr;
   }
@@ -65,11 +65,11 @@ bool names_identifier(std::string_view text, std::string_view name) {
 
 }  // namespace
 
-void Checker::note_overridden_consts(std::size_t first) {
+void Checker::note_overridden_consts() {
   if (overrides_.empty()) return;
   bool any_named = false;
   std::size_t first_error = diags_.size();
-  for (std::size_t i = first; i < diags_.size(); ++i) {
+  for (std::size_t i = 0; i < diags_.size(); ++i) {
     const Diagnostic& d = diags_.diagnostics()[i];
     // An unlocated error (a bad -D) says what it is about already.
     if (d.severity != Severity::error || !d.range.valid()) continue;
@@ -218,9 +218,9 @@ void Checker::check_const(const ast::ConstDecl& d) {
 }
 
 const Mesh* Checker::function_mesh(const ast::FunctionDecl& d) {
+  const bool found = d.mesh ? meshes_.count(d.mesh->name) != 0 : meshes_.size() == 1;
+  if (found) return mesh_if_declared(d);  // null for a mesh with errors (reported with it)
   if (d.mesh) {
-    auto it = meshes_.find(d.mesh->name);
-    if (it != meshes_.end()) return it->second;  // null for a mesh with errors (reported with it)
     auto b = error(d.mesh->range, "unknown mesh '" + d.mesh->name + "'");
     if (!meshes_.empty()) b.note("declared meshes: " + [&] {
       std::string s;
@@ -229,7 +229,6 @@ const Mesh* Checker::function_mesh(const ast::FunctionDecl& d) {
     }());
     return nullptr;
   }
-  if (meshes_.size() == 1) return meshes_.begin()->second;
   error(d.name.range, std::string(ast::function_kind_name(d.function_kind)) + " '" + d.name.name +
                           "' needs `on MESH`")
       .note(meshes_.empty() ? "the module declares no mesh" : "the module declares several meshes");

@@ -93,7 +93,7 @@ void Checker::explain_unknown_name(DiagnosticBuilder& b, const std::string& name
     }
   if (digits.size() < name.size() && !digits.empty() &&
       std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    b.note("'" + name + "' is not one of the element types: f32, bf16, f16, i32, i64, bool and key");
+    b.note("'" + name + "' is not one of the element types: " + std::string(ast::kElementTypeList));
 }
 
 Value Checker::eval_unary(const ast::UnaryExpr& e) {

@@ -225,6 +225,7 @@ Ptr<TypeAnnotation> Transformer::transformTypeAnnotation(P::TypeAnnotationContex
   P::ElementTypeContext& element_ctx = require(ctx.elementType(), "element type");
   const antlr4::Token* element_token = element_ctx.getStart();
   std::optional<ElementType> element = dtype_of_token(element_token->getType());
+  std::string unknown_element;
   if (!element) {
     std::string spelled = element_token->getText();
     if (spelled == "key") {
@@ -239,16 +240,16 @@ Ptr<TypeAnnotation> Transformer::transformTypeAnnotation(P::TypeAnnotationContex
       element = ElementType::f32;
     } else {
       diags_.error(range(element_token), "unknown type '" + spelled + "'")
-          .note("the element types are f32, bf16, f16, i32, i64, bool and key");
+          .note("the element types are " + std::string(kElementTypeList));
       ++recoverable_errors_;
-      auto type = std::make_unique<TypeAnnotation>(id, range(&ctx), ElementType::f32, transformDimList(ctx.dimList()),
-                                                   transformVaryingSuffix(ctx.varyingSuffix()));
-      type->unknown_element = spelled;
-      return type;
+      element = ElementType::f32;
+      unknown_element = std::move(spelled);
     }
   }
-  return std::make_unique<TypeAnnotation>(id, range(&ctx), *element, transformDimList(ctx.dimList()),
-                                          transformVaryingSuffix(ctx.varyingSuffix()));
+  auto type = std::make_unique<TypeAnnotation>(id, range(&ctx), *element, transformDimList(ctx.dimList()),
+                                               transformVaryingSuffix(ctx.varyingSuffix()));
+  type->unknown_element = std::move(unknown_element);
+  return type;
 }
 
 Ptr<TypeAnnotation> Transformer::transformTypeAnnotationValue(P::TypeAnnotationValueContext& ctx) {

@@ -96,8 +96,7 @@ detail::Plan ragged_plan(Device& dev, const Tensor& operand, const Tensor& outpu
   read_sizes(recv_sizes, n, "recv_sizes", plan.ragged.data() + 3 * n);
   for (int j = 0; j < n; ++j) {
     const std::int64_t off = plan.ragged[j], size = plan.ragged[n + j];
-    // `size > rows - off`, not `off + size > rows`: sizes are values, and their sum may overflow.
-    if (off < 0 || size < 0 || off > operand.dim(0) || size > operand.dim(0) - off)
+    if (!detail::rows_within(off, size, operand.dim(0)))
       throw ShapeError("ragged_all_to_all: input rows " + detail::row_range(off, size) + " for rank " +
                        std::to_string(j) + " are outside the operand's " + std::to_string(operand.dim(0)) + " rows");
   }

@@ -453,10 +453,8 @@ void InProcessCommunicator::run_ragged_all_to_all(const Group& group, const Coll
       throw ShapeError("ragged_all_to_all: device " + std::to_string(group.members[k]) + " sends " + std::to_string(size) +
                        " rows to rank " + std::to_string(group.rank) + " but recv_sizes[" + std::to_string(k) +
                        "] is " + std::to_string(op.recv_sizes[k]));
-    // Compared without `offset + size`, which may overflow: the sizes are values.
     const std::int64_t in_rows = sender.input->dim(0);
-    if (size < 0 || in_offset < 0 || out_offset < 0 || in_offset > in_rows || size > in_rows - in_offset ||
-        out_offset > out_rows || size > out_rows - out_offset)
+    if (!detail::rows_within(in_offset, size, in_rows) || !detail::rows_within(out_offset, size, out_rows))
       throw ShapeError("ragged_all_to_all: rows " + detail::row_range(in_offset, size) + " of device " +
                        std::to_string(group.members[k]) + "'s operand (" + std::to_string(in_rows) + " rows) to rows " +
                        detail::row_range(out_offset, size) + " of an output with " + std::to_string(out_rows) +

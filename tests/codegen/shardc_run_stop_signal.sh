@@ -9,8 +9,8 @@ program=$2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Processes whose command line names the run's directory (no pgrep: procps may be missing).
-# Prints "PID COMMAND LINE" for each.
+# "PID COMMAND LINE" of each process whose command line names the run's directory (no pgrep:
+# procps may be missing).
 running_in_work() {
   local f line
   for f in /proc/[0-9]*/cmdline; do

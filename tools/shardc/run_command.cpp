@@ -117,7 +117,7 @@ int run_shell(const std::string& command) {
 // stops then, rather than going on to the next function.
 bool stopped() { return stop_signal != 0; }
 
-int stop_interrupted(const fs::path& dir, bool keep) {
+int stop_on_signal(const fs::path& dir, bool keep) {
   std::cout.flush();
   std::cerr << "\nshardc run: " << (stop_signal == SIGINT ? "interrupted" : "stopped by a signal") << "\n";
   if (!keep) fs::remove_all(dir);
@@ -214,7 +214,7 @@ int run_command(const RunOptions& o) {
   auto began = std::chrono::steady_clock::now();
   std::cout << "shardc run: building " << stem << " ..." << std::flush;
   const int built = run_shell(compile);
-  if (stopped()) return stop_interrupted(dir, o.keep);
+  if (stopped()) return stop_on_signal(dir, o.keep);
   if (built != 0) {
     // Not "the generated code did not compile": a missing assembler or linker fails here too.
     std::cerr << "\nshardc run: building failed (the compiler's messages are above); the generated code is kept in "
@@ -227,7 +227,7 @@ int run_command(const RunOptions& o) {
 
   bool all_pass = true;
   for (const codegen::Function& f : lowered->functions) {
-    if (stopped()) return stop_interrupted(dir, o.keep);
+    if (stopped()) return stop_on_signal(dir, o.keep);
     if (!o.functions.empty() && std::find(o.functions.begin(), o.functions.end(), f.name) == o.functions.end())
       continue;
     std::vector<eval::HostTensor> inputs;
@@ -247,7 +247,7 @@ int run_command(const RunOptions& o) {
     std::string command = quoted(program.string()) + " " + quoted(dir.string()) + " " + quoted(f.name) + " " +
                           std::to_string(o.repeat);
     const int ran = run_shell(command);
-    if (stopped()) return stop_interrupted(dir, o.keep);
+    if (stopped()) return stop_on_signal(dir, o.keep);
     if (ran != 0) {
       std::cout << f.name << ": FAILED to run\n";
       all_pass = false;
@@ -293,7 +293,7 @@ int run_command(const RunOptions& o) {
       if (o.print) std::cout << eval::format_numpy(got) << "\n";
     }
   }
-  if (stopped()) return stop_interrupted(dir, o.keep);
+  if (stopped()) return stop_on_signal(dir, o.keep);
   if (!o.keep) fs::remove_all(dir);
   else std::cout << "generated code and driver kept in " << dir.string() << "\n";
   return all_pass ? 0 : 1;
