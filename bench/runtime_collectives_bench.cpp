@@ -1,5 +1,6 @@
-// Collectives of the in-process runtime, and memcpy / `a += b` on the same device threads at the
-// same sizes (the machine's bandwidth, which the collectives are judged against).
+// Collectives of the in-process runtime, and memcpy / `a += b` on the same device threads (and,
+// from kTeamCopyBytes, their OpenMP teams, as the collectives) at the same sizes: the machine's
+// bandwidth, which the collectives are judged against.
 //
 // One benchmark per (op, devices, size), named "coll/<op>/<devices>/<bytes>". Each iteration is
 // one Runtime::run call in which every device waits at a barrier, then runs K back-to-back ops
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "bench_model.h"
+#include "device_team.h"
 #include "runtime_fixtures.h"
 #include "shard/collectives.h"
 
@@ -50,14 +52,22 @@ void run_op(shard::Device& dev, Op op, const shard::Tensor& in, shard::Tensor& o
     case Op::reduce_scatter: shard::psum_scatter(dev, in, axes, 0, /*tiled=*/true, out); break;
     case Op::all_to_all: shard::all_to_all(dev, in, axes, 0, 0, /*tiled=*/true, out); break;
     case Op::permute: shard::ppermute_shift(dev, in, axes, 1, out); break;
-    case Op::memcpy: std::memcpy(out.data(), in.data(), out.nbytes()); break;
-    case Op::add: {
-      float* o = out.as<float>();
-      const float* a = in.as<float>();
-      const std::int64_t count = out.numel();
-      for (std::int64_t i = 0; i < count; ++i) o[i] += a[i];
+    // The baselines run on the cores a collective of the same size gets: split over the
+    // device's OpenMP team from kTeamCopyBytes per device, with the runtime's own split.
+    case Op::memcpy:
+      shard::detail::run_on_team(shard::detail::team_threads(out.nbytes()), [&](int part, int parts) {
+        const auto [b, e] = shard::detail::part_range(static_cast<std::int64_t>(out.nbytes()), part, parts, 64);
+        std::memcpy(out.bytes() + b, in.bytes() + b, static_cast<std::size_t>(e - b));
+      });
       break;
-    }
+    case Op::add:
+      shard::detail::run_on_team(shard::detail::team_threads(out.nbytes()), [&](int part, int parts) {
+        const auto [b, e] = shard::detail::part_range(out.numel(), part, parts, 16);
+        float* o = out.as<float>();
+        const float* a = in.as<float>();
+        for (std::int64_t i = b; i < e; ++i) o[i] += a[i];
+      });
+      break;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "copy_box.h"
+#include "device_team.h"
 #include "reduce_elements.h"
 #include "row_range.h"
 #include "shard/errors.h"
@@ -345,30 +346,39 @@ void InProcessCommunicator::run_all_reduce(int device, const Group& group, const
     reduce_elements(dtype, op.reduce, in, n, out, count, streaming);
     return;
   }
-  // Share r of the elements, on 64-byte boundaries.
+  // Share r of the elements, on 64-byte boundaries; each share is cut again over the team.
   const std::int64_t align = std::max<std::int64_t>(1, 64 / static_cast<std::int64_t>(esize));
   auto share_begin = [&](int r) { return std::min(count, (count * r / n + align - 1) / align * align); };
+  const int team = team_threads(static_cast<std::size_t>(count) * esize);
   const std::int64_t lo = share_begin(group.rank), hi = share_begin(group.rank + 1);
   if (hi > lo) {
-    const std::byte* shifted[64];
-    std::vector<const std::byte*> shifted_many(n > 64 ? n : 0);
-    const std::byte** s = n > 64 ? shifted_many.data() : shifted;
-    for (int r = 0; r < n; ++r) s[r] = in[r] + lo * esize;
     const Permit permit(streaming ? gate_of(device) : nullptr);
-    reduce_elements(dtype, op.reduce, s, n, out + lo * esize, hi - lo, streaming);
+    run_on_team(team, [&](int part, int parts) {
+      const auto [b, e] = part_range(hi - lo, part, parts, align);
+      if (e <= b) return;
+      const std::byte* shifted[64];
+      std::vector<const std::byte*> shifted_many(n > 64 ? n : 0);
+      const std::byte** s = n > 64 ? shifted_many.data() : shifted;
+      for (int r = 0; r < n; ++r) s[r] = in[r] + (lo + b) * esize;
+      reduce_elements(dtype, op.reduce, s, n, out + (lo + b) * esize, e - b, streaming);
+    });
   }
   stage_barrier(device, group, tag);
-  for (int r = 0; r < n; ++r) {
-    if (r == group.rank) continue;
-    const std::int64_t b = share_begin(r), e = share_begin(r + 1);
-    if (e <= b) continue;
-    const std::byte* share = peer_op(group, r, tag).output->bytes() + b * esize;
-    if (streaming)
-      copy_streaming(out + b * esize, share, (e - b) * esize);
-    else
-      std::memcpy(out + b * esize, share, (e - b) * esize);
-  }
-  if (streaming) streaming_fence();
+  run_on_team(team, [&](int part, int parts) {
+    for (int r = 0; r < n; ++r) {
+      if (r == group.rank) continue;
+      const std::int64_t share = share_begin(r);
+      const auto [b, e] = part_range(share_begin(r + 1) - share, part, parts, align);
+      if (e <= b) continue;
+      const std::size_t offset = (share + b) * esize;
+      const std::byte* src = peer_op(group, r, tag).output->bytes() + offset;
+      if (streaming)
+        copy_streaming(out + offset, src, (e - b) * esize);
+      else
+        std::memcpy(out + offset, src, (e - b) * esize);
+    }
+    if (streaming) streaming_fence();
+  });
 }
 
 void InProcessCommunicator::run_all_gather(const Group& group, const CollectiveOp& op, std::uint32_t tag) {
@@ -378,16 +388,19 @@ void InProcessCommunicator::run_all_gather(const Group& group, const CollectiveO
   std::byte* out = op.output->bytes();
   if (chunk == 0) return;
   const bool streaming = op.output->nbytes() >= kStreamingBytes;
-  for (int r = 0; r < n; ++r) {
-    const std::byte* in = peer_input(group, r, tag);
-    for (std::int64_t o = 0; o < op.outer; ++o) {
+  // Segment r * outer + o: input r's chunk o, which goes to out[o][r].
+  run_on_team(team_threads(op.output->nbytes()), [&](int part, int parts) {
+    for_part_of_segments(n * op.outer, chunk, part, parts, [&](std::int64_t segment, std::size_t offset, std::size_t bytes) {
+      const std::int64_t r = segment / op.outer, o = segment % op.outer;
+      std::byte* dst = out + (o * n + r) * chunk + offset;
+      const std::byte* src = peer_input(group, static_cast<int>(r), tag) + o * chunk + offset;
       if (streaming)
-        copy_streaming(out + (o * n + r) * chunk, in + o * chunk, chunk);
+        copy_streaming(dst, src, bytes);
       else
-        std::memcpy(out + (o * n + r) * chunk, in + o * chunk, chunk);
-    }
-  }
-  if (streaming) streaming_fence();
+        std::memcpy(dst, src, bytes);
+    });
+    if (streaming) streaming_fence();
+  });
 }
 
 void InProcessCommunicator::run_reduce_scatter(const Group& group, const CollectiveOp& op, std::uint32_t tag) {
@@ -398,13 +411,19 @@ void InProcessCommunicator::run_reduce_scatter(const Group& group, const Collect
   const std::int64_t inner = op.output->numel() / op.outer;  // elements per outer index in the output
   std::vector<const std::byte*> in(n);
   for (int r = 0; r < n; ++r) in[r] = peer_input(group, r, tag);
-  std::vector<const std::byte*> shifted(n);
   const bool streaming = op.output->nbytes() >= kStreamingBytes;
-  for (std::int64_t o = 0; o < op.outer; ++o) {
-    for (int r = 0; r < n; ++r) shifted[r] = in[r] + ((o * n + group.rank) * inner) * esize;
-    const Permit permit(streaming ? gate_of(group.members[group.rank]) : nullptr);
-    reduce_elements(dtype, op.reduce, shifted.data(), n, op.output->bytes() + o * inner * esize, inner, streaming);
-  }
+  const std::int64_t align = std::max<std::int64_t>(1, 64 / static_cast<std::int64_t>(esize));
+  const Permit permit(streaming ? gate_of(group.members[group.rank]) : nullptr);
+  run_on_team(team_threads(op.input->nbytes()), [&](int part, int parts) {
+    const auto [b, e] = part_range(inner, part, parts, align);
+    if (e <= b) return;
+    std::vector<const std::byte*> shifted(n);
+    for (std::int64_t o = 0; o < op.outer; ++o) {
+      for (int r = 0; r < n; ++r) shifted[r] = in[r] + ((o * n + group.rank) * inner + b) * esize;
+      reduce_elements(dtype, op.reduce, shifted.data(), n, op.output->bytes() + (o * inner + b) * esize, e - b,
+                      streaming);
+    }
+  });
 }
 
 void InProcessCommunicator::run_all_to_all(const Group& group, const CollectiveOp& op, std::uint32_t tag) {
@@ -412,25 +431,47 @@ void InProcessCommunicator::run_all_to_all(const Group& group, const CollectiveO
   const std::size_t esize = dtype_size(op.input->dtype());
   Shape chunk = op.in_shape;
   chunk[op.split_axis] /= n;
-  Shape src_offset(chunk.size(), 0), dst_offset(chunk.size(), 0);
-  src_offset[op.split_axis] = group.rank * chunk[op.split_axis];
-  for (int k = 0; k < n; ++k) {
-    dst_offset[op.concat_axis] = k * chunk[op.concat_axis];
-    copy_box(peer_input(group, k, tag), op.in_shape, src_offset, op.output->bytes(), op.out_shape, dst_offset,
-             chunk, esize, op.output->nbytes() >= kStreamingBytes);
-  }
+  for (auto e : chunk)
+    if (e == 0) return;
+  const bool streaming = op.output->nbytes() >= kStreamingBytes;
+  // Each part copies a slab of every peer's box: a range of the box's first dimension longer
+  // than 1 (the dimensions before it have one index, so a slab is a box too).
+  int cut = 0;
+  while (cut + 1 < static_cast<int>(chunk.size()) && chunk[cut] == 1) ++cut;
+  run_on_team(team_threads(op.output->nbytes()), [&](int part, int parts) {
+    const auto [b, e] = part_range(chunk[cut], part, parts);
+    if (e <= b) return;
+    Shape slab = chunk, src_offset(chunk.size(), 0), dst_offset(chunk.size(), 0);
+    slab[cut] = e - b;
+    for (int k = 0; k < n; ++k) {
+      std::fill(src_offset.begin(), src_offset.end(), 0);
+      std::fill(dst_offset.begin(), dst_offset.end(), 0);
+      src_offset[op.split_axis] = group.rank * chunk[op.split_axis];
+      dst_offset[op.concat_axis] = k * chunk[op.concat_axis];
+      src_offset[cut] += b;
+      dst_offset[cut] += b;
+      copy_box(peer_input(group, k, tag), op.in_shape, src_offset, op.output->bytes(), op.out_shape, dst_offset, slab,
+               esize, streaming);
+    }
+  });
 }
 
 void InProcessCommunicator::run_permute(const Group& group, const CollectiveOp& op, std::uint32_t tag) {
   for (const auto& [source, destination] : op.perm) {
     if (destination == group.rank) {
       const std::byte* in = peer_input(group, source, tag);
-      if (op.output->nbytes() >= kStreamingBytes) {
-        copy_streaming(op.output->bytes(), in, op.output->nbytes());
-        streaming_fence();
-      } else if (op.output->nbytes() > 0) {  // an empty tensor may have no storage at all
-        std::memcpy(op.output->data(), in, op.output->nbytes());
-      }
+      const std::size_t bytes = op.output->nbytes();
+      if (bytes == 0) return;  // an empty tensor may have no storage at all
+      const bool streaming = bytes >= kStreamingBytes;
+      run_on_team(team_threads(bytes), [&](int part, int parts) {
+        for_part_of_segments(1, bytes, part, parts, [&](std::int64_t, std::size_t offset, std::size_t len) {
+          if (streaming)
+            copy_streaming(op.output->bytes() + offset, in + offset, len);
+          else
+            std::memcpy(op.output->bytes() + offset, in + offset, len);
+        });
+        if (streaming) streaming_fence();
+      });
       return;
     }
   }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -18,6 +19,12 @@
 namespace shard {
 
 enum class ReduceOp : std::uint8_t { sum, max, min };
+
+// Bytes per device (the larger of a collective's input and output) from which the in-process
+// communicator splits the collective's copies and reductions over the device's OpenMP team
+// (max(1, cores / devices) threads; see runtime/src/device_team.h). Benchmarks use it to give
+// their memcpy baseline the same cores.
+inline constexpr std::size_t kTeamCopyBytes = std::size_t{1} << 20;
 
 enum class CollectiveKind : std::uint8_t {
   all_reduce,         // out = reduce over ranks of in (same dtype and element count)
