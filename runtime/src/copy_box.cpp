@@ -5,6 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include "device_team.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -99,6 +101,28 @@ void copy_box(const std::byte* src, const Shape& src_shape, const Shape& src_off
     if (d < 0) break;
   }
   if (streaming) streaming_fence();
+}
+
+void copy_box_part(const std::byte* src, const Shape& src_shape, const Shape& src_offset, std::byte* dst,
+                   const Shape& dst_shape, const Shape& dst_offset, const Shape& extent, std::size_t element_size,
+                   bool streaming, int part, int parts) {
+  if (parts <= 1) {
+    copy_box(src, src_shape, src_offset, dst, dst_shape, dst_offset, extent, element_size, streaming);
+    return;
+  }
+  if (extent.empty()) {  // a scalar: one element, copied by the first part
+    if (part == 0) copy_box(src, src_shape, src_offset, dst, dst_shape, dst_offset, extent, element_size, streaming);
+    return;
+  }
+  std::size_t cut = 0;
+  while (cut + 1 < extent.size() && extent[cut] == 1) ++cut;
+  const auto [begin, end] = part_range(extent[cut], part, parts);
+  if (end <= begin) return;
+  Shape slab = extent, from = src_offset, to = dst_offset;
+  slab[cut] = end - begin;
+  from[cut] += begin;
+  to[cut] += begin;
+  copy_box(src, src_shape, from, dst, dst_shape, to, slab, element_size, streaming);
 }
 
 }  // namespace shard::detail

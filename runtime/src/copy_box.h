@@ -16,6 +16,13 @@ void copy_box(const std::byte* src, const Shape& src_shape, const Shape& src_off
               const Shape& dst_shape, const Shape& dst_offset, const Shape& extent, std::size_t element_size,
               bool streaming = false);
 
+// Part `part` of `parts` of the same copy: a slab of the box, cut along its first dimension
+// longer than 1 (the dimensions before it have one index, so a slab is a box too). Parts may be
+// empty; together they copy the box once. For splitting one copy over a device's team.
+void copy_box_part(const std::byte* src, const Shape& src_shape, const Shape& src_offset, std::byte* dst,
+                   const Shape& dst_shape, const Shape& dst_offset, const Shape& extent, std::size_t element_size,
+                   bool streaming, int part, int parts);
+
 // Large copies whose destination will not be read before it leaves the caches: non-temporal
 // stores skip reading every destination line before overwriting it, a third of a copy's memory
 // traffic. Call streaming_fence() before anything publishes the destination to another thread

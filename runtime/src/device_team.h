@@ -9,7 +9,8 @@
 // saves: ~1 us while the team's threads spin, 10-20 us when they sleep (OMP_WAIT_POLICY=passive,
 // which the benchmarks use), against ~10 us for a 256 KiB all_gather on 8 devices of a 16-core
 // machine (docs/performance.md). Where devices share cores (the team is one thread) nothing
-// changes.
+// changes. Split: all_reduce, all_gather, reduce_scatter, all_to_all, ppermute and reshard;
+// ragged_all_to_all, whose rows and sizes vary per sender, copies on the device thread alone.
 #pragma once
 
 #include <omp.h>

@@ -431,27 +431,14 @@ void InProcessCommunicator::run_all_to_all(const Group& group, const CollectiveO
   const std::size_t esize = dtype_size(op.input->dtype());
   Shape chunk = op.in_shape;
   chunk[op.split_axis] /= n;
-  for (auto e : chunk)
-    if (e == 0) return;
   const bool streaming = op.output->nbytes() >= kStreamingBytes;
-  // Each part copies a slab of every peer's box: a range of the box's first dimension longer
-  // than 1 (the dimensions before it have one index, so a slab is a box too).
-  int cut = 0;
-  while (cut + 1 < static_cast<int>(chunk.size()) && chunk[cut] == 1) ++cut;
   run_on_team(team_threads(op.output->nbytes()), [&](int part, int parts) {
-    const auto [b, e] = part_range(chunk[cut], part, parts);
-    if (e <= b) return;
-    Shape slab = chunk, src_offset(chunk.size(), 0), dst_offset(chunk.size(), 0);
-    slab[cut] = e - b;
+    Shape src_offset(chunk.size(), 0), dst_offset(chunk.size(), 0);
+    src_offset[op.split_axis] = group.rank * chunk[op.split_axis];
     for (int k = 0; k < n; ++k) {
-      std::fill(src_offset.begin(), src_offset.end(), 0);
-      std::fill(dst_offset.begin(), dst_offset.end(), 0);
-      src_offset[op.split_axis] = group.rank * chunk[op.split_axis];
       dst_offset[op.concat_axis] = k * chunk[op.concat_axis];
-      src_offset[cut] += b;
-      dst_offset[cut] += b;
-      copy_box(peer_input(group, k, tag), op.in_shape, src_offset, op.output->bytes(), op.out_shape, dst_offset, slab,
-               esize, streaming);
+      copy_box_part(peer_input(group, k, tag), op.in_shape, src_offset, op.output->bytes(), op.out_shape, dst_offset,
+                    chunk, esize, streaming, part, parts);
     }
   });
 }
@@ -538,13 +525,18 @@ void InProcessCommunicator::run_reshard(const Group& group, const CollectiveOp& 
       throw ArgumentError("reshard: devices " + std::to_string(group.members[group.rank]) + " and " +
                           std::to_string(group.members[k]) +
                           " disagree on the boxes they exchange (were they given different shardings?)");
-    for (const BoxCopy& box : receives) {
+    for (const BoxCopy& box : receives)
       SHARD_ASSERT(inside(box.src_offset, box.extent, sender.in_shape) && inside(box.dst_offset, box.extent, op.out_shape),
                    "reshard box outside its block");
-      copy_box(sender.input->bytes(), sender.in_shape, box.src_offset, op.output->bytes(), op.out_shape, box.dst_offset,
-               box.extent, esize);
-    }
   }
+  const std::size_t larger = std::max(op.output->nbytes(), op.input ? op.input->nbytes() : std::size_t{0});
+  run_on_team(team_threads(larger), [&](int part, int parts) {
+    for (const BoxCopy& box : op.receives) {
+      const CollectiveOp& sender = peer_op(group, box.peer, tag);
+      copy_box_part(sender.input->bytes(), sender.in_shape, box.src_offset, op.output->bytes(), op.out_shape,
+                    box.dst_offset, box.extent, esize, /*streaming=*/false, part, parts);
+    }
+  });
 }
 
 }  // namespace shard::detail

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <random>
 
@@ -184,6 +185,43 @@ TEST(Reshard, TransposedShardingRoundTripsWithOtherCollectivesInFlight) {
     EXPECT_TRUE(back[d].same_bytes(inputs[d])) << "device " << d;
     std::vector<const Tensor*> group = {&inputs[naive.peer(d, {"tp"}, 0)], &inputs[naive.peer(d, {"tp"}, 1)]};
     EXPECT_TRUE(summed[d].same_bytes(naive_reduce(group, NaiveReduce::sum))) << "device " << d;
+  }
+}
+
+// From kTeamCopyBytes per device the boxes are copied by the device's OpenMP team in slabs
+// (runtime/src/device_team.h): 4 devices on 8 cores (teams of 2) and on 12 (teams of 3), blocks
+// of 1-4 MiB with odd lengths, a leading dimension of 1, and every kind of exchange.
+TEST(Reshard, LargeBlocksSplitOverTheTeamMatchNaiveReference) {
+  const NaiveMesh naive{{"a", "b"}, {2, 2}};
+  const Mesh mesh({{"a", 2}, {"b", 2}});
+  struct Case {
+    Shape global;
+    Dims from, to;
+  };
+  const Case cases[] = {
+      {{4, 262146}, {{"a"}, {"b"}}, {{"b"}, {"a"}}},         // transposed sharding
+      {{4, 131074}, {{"a"}, {"b"}}, {{}, {}}},                // to replicated: 2 MiB out
+      {{1, 8, 131076}, {{}, {"a", "b"}, {}}, {{}, {}, {"b", "a"}}},
+      {{4, 262145}, {{}, {}}, {{"a", "b"}, {}}},             // refinement: each slices its own
+  };
+  std::mt19937 rng(11);
+  for (const int cores : {8, 12}) {
+    Runtime rt{4, cores};
+    if (std::getenv("OMP_NUM_THREADS") == nullptr) ASSERT_EQ(rt.omp_threads_per_device(), cores / 4);
+    for (const Case& c : cases) {
+      SCOPED_TRACE(shape_string(c.global) + " from " + dims_string(c.from) + " to " + dims_string(c.to) + " on " +
+                   std::to_string(cores) + " cores");
+      std::vector<Tensor> inputs;
+      for (int d = 0; d < 4; ++d) inputs.push_back(random_block(rng, DType::f32, block_shape(naive, c.global, c.from)));
+      std::vector<Tensor> results(4);
+      rt.run(mesh, [&](Device& dev) {
+        results[dev.id()] = reshard(dev, inputs[dev.id()], c.global, make_sharding(mesh, c.from), make_sharding(mesh, c.to));
+      });
+      for (int d : {0, 3}) {
+        EXPECT_GE(std::max(inputs[d].nbytes(), results[d].nbytes()), kTeamCopyBytes);
+        EXPECT_TRUE(results[d].same_bytes(naive_reshard(naive, c.global, c.from, c.to, inputs, d))) << "device " << d;
+      }
+    }
   }
 }
 
