@@ -333,6 +333,60 @@ class SpmdLowering {
     return aligned;
   }
 
+  // A call of an unchecked shard_map: its devices may return different blocks for a result
+  // replicated over some axes, and the result is the lowest device's block of each group of
+  // devices that differ only in those axes (docs/language.md 10.4). Each such result is
+  // gathered over those axes (stacked) and every device keeps the group's first block.
+  void lower_unchecked_call(const check::Op& op) {
+    struct Pending {
+      ValueId raw, result;
+      AxisList axes;
+    };
+    std::vector<ValueId> outputs;
+    std::vector<Pending> pending;
+    for (ValueId id : op.outputs) {
+      const Value& v = val(id);
+      AxisList replicated;
+      if (v.kind == ValueKind::array && v.unreduced.empty())
+        for (int axis = 0; axis < static_cast<int>(cf_.mesh->axis_sizes.size()); ++axis) {
+          if (cf_.mesh->axis_sizes[static_cast<std::size_t>(axis)] == 1) continue;
+          bool named = false;
+          for (const AxisList& dim : v.spec) named = named || std::find(dim.begin(), dim.end(), axis) != dim.end();
+          if (!named) replicated.push_back(axis);
+        }
+      if (replicated.empty()) {
+        outputs.push_back(id);
+        continue;
+      }
+      Value raw = v;
+      raw.name.clear();
+      const ValueId raw_id = f_.add_value(raw);
+      outputs.push_back(raw_id);
+      pending.push_back({raw_id, id, replicated});
+    }
+    Attrs attrs(op.attrs.begin(), op.attrs.end());
+    f_.body.push_back(Instr::make(OpKind::call, op.inputs, outputs, std::move(attrs), op.range));
+    for (const Pending& p : pending) {
+      Value stacked = val(p.result);
+      stacked.name.clear();
+      std::int64_t group = 1;
+      for (int axis : p.axes) group *= cf_.mesh->axis_sizes[static_cast<std::size_t>(axis)];
+      stacked.shape.insert(stacked.shape.begin(), group);
+      stacked.global_shape.insert(stacked.global_shape.begin(), group);
+      stacked.spec.insert(stacked.spec.begin(), AxisList{});
+      const ValueId stacked_id = f_.add_value(stacked);
+      f_.body.push_back(Instr::make(OpKind::all_gather, {p.raw}, {stacked_id},
+                                    {{"axes", p.axes}, {"axis", std::int64_t{0}}, {"tiled", false}}, op.range));
+      const std::vector<std::int64_t>& shape = val(stacked_id).shape;
+      std::vector<std::int64_t> starts(shape.size(), 0), limits = shape, steps(shape.size(), 1);
+      limits[0] = 1;
+      f_.body.push_back(Instr::make(OpKind::slice, {stacked_id}, {p.result},
+                                    {{"starts", starts}, {"limits", limits}, {"steps", steps},
+                                     {"squeezed", std::vector<std::int64_t>{0}}},
+                                    op.range));
+    }
+  }
+
   void lower_local(const check::Op& op) {
     const std::string& n = op.name;
     if (n == "param") return add(OpKind::param, op, {{"index", op.attrs.at("index")}});
@@ -356,6 +410,7 @@ class SpmdLowering {
       DType compute = common_dtype(val(op.inputs[0]), val(op.inputs[1]));
       return add(OpKind::compare, op, {{"fn", n}, {"dtype", std::string(shard::dtype_short_name(compute))}});
     }
+    if (n == "call" && op.attrs.count("callee_unchecked")) return lower_unchecked_call(op);
     if (n == "select" || n == "convert" || n == "softmax" || n == "top_k" || n == "transpose" || n == "slice" ||
         n == "dynamic_index" || n == "concat" || n == "stack" || n == "roll" || n == "fold_in" ||
         n == "axis_index" || n == "call" || n == "einsum" || n == "reshard") {

@@ -200,8 +200,12 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
     }
     args[i] = a;
   }
-  auto outs = emit_multi("call", call, args, results,
-                         {{"callee", name}, {"callee_kind", std::string(ast::function_kind_name(callee.function_kind))}});
+  std::map<std::string, Attr> attrs{{"callee", name},
+                                    {"callee_kind", std::string(ast::function_kind_name(callee.function_kind))}};
+  // Its replicated results are the lowest device's blocks (docs/language.md 10.4): the lowering
+  // hands them to the other devices of each group.
+  if (callee.function_kind == ast::FunctionKind::shard_map && callee.unchecked) attrs["callee_unchecked"] = std::int64_t{1};
+  auto outs = emit_multi("call", call, args, results, std::move(attrs));
   if (results.size() == 1 && !callee.tuple_result) return outs.front();
   Value seq;
   seq.kind = Value::Kind::seq;
