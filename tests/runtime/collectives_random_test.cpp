@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <initializer_list>
 #include <limits>
 #include <random>
 
@@ -211,11 +210,9 @@ struct LargeCase {
   bool tiled;
 };
 
-// Runs `c` on every device of `mc` with random inputs and compares the results of `checked`
-// devices (-1: the last) with the reference (the reference is slow under the sanitizers).
-// Returns the larger of the first device's input and result sizes in bytes.
-std::size_t expect_case_matches(Runtime& rt, const MeshChoice& mc, const LargeCase& c, std::mt19937& rng,
-                                std::initializer_list<int> checked = {0, -1}) {
+// Runs `c` on every device of `mc` with random inputs and compares device 0's result with the
+// reference. Returns the larger of device 0's input and result sizes in bytes.
+std::size_t expect_case_matches(Runtime& rt, const MeshChoice& mc, const LargeCase& c, std::mt19937& rng) {
   Trial t;
   t.op = c.op;
   t.dtype = c.dtype;
@@ -233,15 +230,14 @@ std::size_t expect_case_matches(Runtime& rt, const MeshChoice& mc, const LargeCa
   for (int d = 0; d < mc.mesh.size(); ++d) inputs.push_back(random_tensor(rng, t.dtype, t.shape));
   std::vector<Tensor> results(mc.mesh.size());
   rt.run(mc.mesh, [&](Device& dev) { results[dev.id()] = run_op(dev, t, inputs[dev.id()], 0); });
-  for (int d : checked) {
-    if (d < 0) d = mc.mesh.size() - 1;
-    EXPECT_TRUE(results[d].same_bytes(naive_result(t, mc.naive, inputs, d))) << "device " << d;
-  }
+  EXPECT_TRUE(results[0].same_bytes(naive_result(t, mc.naive, inputs, 0)));
   return std::max(inputs[0].nbytes(), results[0].nbytes());
 }
 
 // Outputs of 4 MiB and more are written with streaming stores (an ordinary copy of the
 // unaligned head and the tail): odd element counts and offsets, every family, vs the reference.
+// Device 0's result holds data from every device of the group (psum_scatter aside), so it is
+// the one compared: the reference is slow under the sanitizers.
 TEST(CollectivesRandom, LargeOutputsMatchNaiveReference) {
   Runtime rt{8};
   std::mt19937 rng(99);
@@ -270,8 +266,7 @@ TEST(CollectivesRandom, LargeOutputsMatchNaiveReference) {
 // From kTeamCopyBytes per device (its larger buffer), a collective splits its copies and
 // reductions over the device's OpenMP team (runtime/src/device_team.h): odd lengths, several
 // outer rows, a leading dimension of 1 and a gathered dimension that is not the first, vs the
-// reference. Every device splits its own work the same way, so device 0's results are checked
-// (the reference is slow under the sanitizers).
+// reference (device 0's result: every device splits its own work the same way).
 TEST(CollectivesRandom, OutputsSplitOverTheTeamMatchNaiveReference) {
   const LargeCase cases[] = {
       {Op::psum, DType::f32, {3, 116509}, 0, 0, 0, false},
@@ -291,7 +286,7 @@ TEST(CollectivesRandom, OutputsSplitOverTheTeamMatchNaiveReference) {
     ASSERT_EQ(rt.omp_threads_per_device(), 3);
   }
   std::mt19937 rng(2026);
-  for (const LargeCase& c : cases) EXPECT_GE(expect_case_matches(rt, mesh, c, rng, {0}), kTeamCopyBytes);
+  for (const LargeCase& c : cases) EXPECT_GE(expect_case_matches(rt, mesh, c, rng), kTeamCopyBytes);
 }
 
 TEST(CollectivesRandom, PmeanIsSumOverGroupSize) {
