@@ -77,10 +77,7 @@ void copy_box(const std::byte* src, const Shape& src_shape, const Shape& src_off
   // src_stride[d + 1] is the stride of dimension d.
   const std::size_t run_bytes = static_cast<std::size_t>(run) * element_size;
   auto copy_run = [&](std::int64_t t, std::int64_t s) {
-    if (streaming)
-      copy_streaming(dst + t * element_size, src + s * element_size, run_bytes);
-    else
-      std::memcpy(dst + t * element_size, src + s * element_size, run_bytes);
+    copy_bytes(dst + t * element_size, src + s * element_size, run_bytes, streaming);
   };
   if (inner == 0) {
     copy_run(dst_base, src_base);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 
 #include "shard/dtype.h"
 
@@ -29,6 +30,14 @@ void copy_box_part(const std::byte* src, const Shape& src_shape, const Shape& sr
 // (streaming stores are weakly ordered, and a later release store does not order them).
 void copy_streaming(std::byte* dst, const std::byte* src, std::size_t bytes);
 void streaming_fence();
+
+// copy_streaming when `streaming`, else memcpy (the caller fences once after its last copy).
+inline void copy_bytes(std::byte* dst, const std::byte* src, std::size_t bytes, bool streaming) {
+  if (streaming)
+    copy_streaming(dst, src, bytes);
+  else
+    std::memcpy(dst, src, bytes);
+}
 
 // Per-device output size from which the collectives write with streaming stores: beyond it the
 // output (8 devices: 8 times this) does not stay in cache until it is read.

@@ -371,11 +371,7 @@ void InProcessCommunicator::run_all_reduce(int device, const Group& group, const
       const auto [b, e] = part_range(share_begin(r + 1) - share, part, parts, align);
       if (e <= b) continue;
       const std::size_t offset = (share + b) * esize;
-      const std::byte* src = peer_op(group, r, tag).output->bytes() + offset;
-      if (streaming)
-        copy_streaming(out + offset, src, (e - b) * esize);
-      else
-        std::memcpy(out + offset, src, (e - b) * esize);
+      copy_bytes(out + offset, peer_op(group, r, tag).output->bytes() + offset, (e - b) * esize, streaming);
     }
     if (streaming) streaming_fence();
   });
@@ -392,12 +388,8 @@ void InProcessCommunicator::run_all_gather(const Group& group, const CollectiveO
   run_on_team(team_threads(op.output->nbytes()), [&](int part, int parts) {
     for_part_of_segments(n * op.outer, chunk, part, parts, [&](std::int64_t segment, std::size_t offset, std::size_t bytes) {
       const std::int64_t r = segment / op.outer, o = segment % op.outer;
-      std::byte* dst = out + (o * n + r) * chunk + offset;
-      const std::byte* src = peer_input(group, static_cast<int>(r), tag) + o * chunk + offset;
-      if (streaming)
-        copy_streaming(dst, src, bytes);
-      else
-        std::memcpy(dst, src, bytes);
+      copy_bytes(out + (o * n + r) * chunk + offset, peer_input(group, static_cast<int>(r), tag) + o * chunk + offset,
+                 bytes, streaming);
     });
     if (streaming) streaming_fence();
   });
@@ -451,12 +443,8 @@ void InProcessCommunicator::run_permute(const Group& group, const CollectiveOp& 
       if (bytes == 0) return;  // an empty tensor may have no storage at all
       const bool streaming = bytes >= kStreamingBytes;
       run_on_team(team_threads(bytes), [&](int part, int parts) {
-        for_part_of_segments(1, bytes, part, parts, [&](std::int64_t, std::size_t offset, std::size_t len) {
-          if (streaming)
-            copy_streaming(op.output->bytes() + offset, in + offset, len);
-          else
-            std::memcpy(op.output->bytes() + offset, in + offset, len);
-        });
+        const auto [b, e] = part_range(static_cast<std::int64_t>(bytes), part, parts, 64);
+        copy_bytes(op.output->bytes() + b, in + b, static_cast<std::size_t>(e - b), streaming);
         if (streaming) streaming_fence();
       });
       return;
