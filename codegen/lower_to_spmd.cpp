@@ -109,9 +109,10 @@ class SpmdLowering {
     };
     if (n == "dynamic_slice" && op.attrs.count("sizes"))
       return window_cuts_sharded_dim(std::get<std::vector<std::int64_t>>(op.attrs.at("sizes")));
-    if (n == "dynamic_update_slice" && attr_int("axis") < 0)
-      return window_cuts_sharded_dim(val(op.inputs[1]).global_shape);
-    if (n == "dynamic_slice" || n == "dynamic_update_slice" || n == "split") return sharded(x, attr_int("axis"));
+    if (n == "dynamic_update_slice")  // the axis form's update sits at 0 on the other dimensions
+      return window_cuts_sharded_dim(val(op.inputs[1]).global_shape) ||
+             (attr_int("axis") >= 0 && sharded(x, attr_int("axis")));
+    if (n == "dynamic_slice" || n == "split") return sharded(x, attr_int("axis"));
     if (n == "dynamic_index") return sharded(x, 0);
     if (n == "stack" || n == "top_k") return false;
     if (n == "roll" || n == "softmax" || n == "concat") return sharded(x, attr_int("axis"));

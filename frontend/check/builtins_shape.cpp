@@ -147,19 +147,7 @@ Value dynamic_update_slice(Checker& c, const ast::CallExpr& call) {
     axis = *ax;
     inputs.push_back(a["start"]);
   }
-  Result<Type> r = a["x"].type;
-  if (axis >= 0) {
-    r = dynamic_update_slice_op(a["x"].type, a["update"].type, axis);
-  } else {
-    // Every dimension may shrink: check each against the operand.
-    for (int d = 0; d < a["x"].type.rank() && r; ++d) {
-      Type u = a["update"].type;
-      if (u.rank() == a["x"].type.rank())
-        for (int k = 0; k < u.rank(); ++k)
-          if (k != d) u.dims[k].size = a["x"].type.dims[k].size;
-      r = dynamic_update_slice_op(a["x"].type, u, d);
-    }
-  }
+  Result<Type> r = dynamic_update_slice_op(a["x"].type, a["update"].type);
   auto t = checked(c, r, a, {"x", "update"});
   if (!t) return Value::error();
   return c.emit("dynamic_update_slice", call, inputs, varying_with_starts(*t, inputs), {{"axis", std::int64_t{axis}}});

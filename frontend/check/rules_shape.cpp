@@ -313,25 +313,20 @@ Result<Type> dynamic_index_op(const Type& x) {
   return r;
 }
 
-Result<Type> dynamic_update_slice_op(const Type& x, const Type& u, int axis) {
+Result<Type> dynamic_update_slice_op(const Type& x, const Type& u) {
   if (auto e = check_same_mesh({x, u})) return *e;
   if (u.kind != TypeKind::array || u.rank() != x.rank() || u.dtype != x.dtype)
     return rule_error(ErrorClass::shape_mismatch, "dynamic_update_slice's update " + to_string(u) +
                                                       " must have the operand's rank and dtype: " + to_string(x),
                       {}, 1);
   for (int d = 0; d < x.rank(); ++d) {
-    if ((d == axis && u.dims[d].size > x.dims[d].size) || (d != axis && u.dims[d].size != x.dims[d].size)) {
-      // The axis form updates whole extents of the other dimensions (JAX's
-      // dynamic_update_slice_in_dim also takes smaller ones, from start 0): say how to write that.
-      std::vector<std::string> notes;
-      if (axis >= 0 && d != axis && u.dims[d].size < x.dims[d].size)
-        notes.push_back("the axis= form updates every index of the other dimensions; for a smaller window give one "
-                        "start per dimension: dynamic_update_slice(x, update, (start0, start1, ...))");
+    // Every dimension may be smaller than the operand's: the axis form places the update at
+    // its start along the axis and at 0 along the others (JAX's dynamic_update_slice_in_dim).
+    if (u.dims[d].size > x.dims[d].size)
       return rule_error(ErrorClass::shape_mismatch, "dynamic_update_slice's update " + to_string(u) +
                                                         " does not fit the operand " + to_string(x) +
                                                         " along dimension " + std::to_string(d),
-                        std::move(notes), 1);
-    }
+                        {}, 1);
     if (!x.local && u.dims[d].axes != x.dims[d].axes)
       return on_mesh(x.mesh, rule_error(ErrorClass::broadcast_mismatch,
                                         "dynamic_update_slice: operand and update shardings must be equal, got " +

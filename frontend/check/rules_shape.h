@@ -46,7 +46,8 @@ SliceBounds slice_bounds(const Type& x, const std::vector<SliceDim>& dims);
 Result<Type> dynamic_slice_op(const Type& x, int axis, std::int64_t size);
 // x[i] with a per-device index i: dimension 0 removed.
 Result<Type> dynamic_index_op(const Type& x);
-Result<Type> dynamic_update_slice_op(const Type& x, const Type& update, int axis);
+// dynamic_update_slice: an update no larger than x on any dimension, with x's sharding.
+Result<Type> dynamic_update_slice_op(const Type& x, const Type& update);
 
 // reshard(x, spec): same shape and mesh, new sharding (global view only).
 // `op` names the operation in messages: reshard, constrain, or arange's out=.

@@ -268,9 +268,15 @@ TEST(ShapeOps, DynamicSlicesAndReshard) {
   EXPECT_EQ(str(dynamic_slice_op(arr(grid(), {{2048, {}}, {8, {}}}), 0, 512)), "float32[512,8]");
   EXPECT_FALSE(dynamic_slice_op(arr(grid(), {{16, {}}}), 0, 17));
   EXPECT_FALSE(dynamic_slice_op(arr(grid(), {{16, {0}}}), 0, 2));
-  auto u = dynamic_update_slice_op(arr(grid(), {{16, {0}}}), arr(grid(), {{8, {}}}), 0);
+  auto u = dynamic_update_slice_op(arr(grid(), {{16, {0}}}), arr(grid(), {{8, {}}}));
   ASSERT_FALSE(u);
   EXPECT_NE(u.error().message.find("operand and update shardings must be equal"), std::string::npos);
+  // Smaller on any dimension fits (the axis form puts it at 0 on the others); larger does not.
+  EXPECT_EQ(str(dynamic_update_slice_op(arr(grid(), {{8, {}}, {6, {}}}), arr(grid(), {{2, {}}, {2, {}}}))),
+            "float32[8,6]");
+  auto big = dynamic_update_slice_op(arr(grid(), {{8, {}}, {6, {}}}), arr(grid(), {{2, {}}, {7, {}}}));
+  ASSERT_FALSE(big);
+  EXPECT_NE(big.error().message.find("along dimension 1"), std::string::npos);
   EXPECT_EQ(str(reshard_op(arr(dp_tp(), {{1024, {0}}, {256, {1}}}), {{}, {}})), "float32[1024,256]");
   EXPECT_EQ(str(reshard_op(arr(dp_tp(), {{1024, {0}}, {256, {1}}}), {{1}, {0}})), "float32[1024@tp,256@dp]");
   auto dup = reshard_op(arr(dp_tp(), {{1024, {0}}, {256, {1}}}), {{0}, {0}});
