@@ -4,23 +4,31 @@
 #                      SOURCES a.shard [b.shard ...]
 #                      [DEFINES B=1024 [FLAG=true ...]]
 #                      [NAMESPACE ns]
-#                      [OUTPUT_DIR dir])
+#                      [OUTPUT_DIR dir]
+#                      [OPTIONS shardc-flag ...])
 #
-# For every source FILE.shard, `shardc FILE.shard -D ... -o OUTPUT_DIR` writes
+# For every source FILE.shard, `shardc FILE.shard -D ... [OPTIONS] -o OUTPUT_DIR` writes
 # OUTPUT_DIR/MODULE.shard.h and OUTPUT_DIR/MODULE.shard.cpp, where MODULE is the file's base
 # name made into a C identifier (the rule of shardc::module_name_for_file). NAME becomes a
-# static library of the generated .cpp files that links shardc::runtime and puts OUTPUT_DIR on
-# its public include path, so users write `#include "MODULE.shard.h"`.
+# static library of the generated .cpp files that links shardc::runtime.
+#
+# OUTPUT_DIR defaults to ${CMAKE_CURRENT_BINARY_DIR}/NAME.shardc/NAME, one folder per library,
+# so two libraries built from the same .shard file (say with different DEFINES) never write the
+# same files. Both that folder and its parent are public include paths: `#include
+# "MODULE.shard.h"`, or `#include "NAME/MODULE.shard.h"` where a source uses two libraries with
+# a module of the same name. (With an OUTPUT_DIR given, only that folder is.) The C++ is in
+# namespace NS::MODULE, NS being NAMESPACE (default shardgen): two such libraries linked into
+# one program need different NAMESPACEs, or both define the same functions and the linker keeps
+# one of them without a word.
 #
 # The generated files are rebuilt when a .shard file, a code generation template or the shardc
-# executable changes. OUTPUT_DIR defaults to ${CMAKE_CURRENT_BINARY_DIR}/NAME.shardc, one
-# folder per library, so two libraries built from the same .shard file (say with different
-# DEFINES) never write the same files. Their C++ is in namespace NS::MODULE, NS being NAMESPACE
-# (default shardgen): two such libraries linked into one program need different NAMESPACEs, or
-# both define the same functions and the linker keeps one of them without a word.
+# executable changes. A source may itself be generated at build time (the GENERATED property,
+# as add_custom_command's OUTPUT sets it).
 #
 # Every DEFINES entry goes to every source, and shardc rejects a define naming no const of the
-# module: sources that do not share their consts go in separate libraries.
+# module: sources that do not share their consts go in separate libraries. CMake's boolean
+# words (ON, OFF, YES, NO, TRUE, FALSE, Y, N, in any case) are passed as true and false, so
+# `FLAG=${SOME_OPTION}` works. OPTIONS go to shardc as they are (say `--part-size 50`).
 #
 # The same function serves this build tree (where shardc is a target and the templates are in
 # the source tree) and the installed package (find_package(shardc)); both define
@@ -31,15 +39,20 @@
 # Modelled on Halide's add_halide_library (cmake/HalideGeneratorHelpers.cmake).
 include_guard(GLOBAL)
 
+# A function runs with the policies in force where it was defined, not where it is called: this
+# keeps a project whose cmake_minimum_required is older (IN_LIST needs CMP0057) working.
+cmake_policy(PUSH)
+cmake_policy(VERSION 3.20...3.25)
+
 function(shardc_add_library NAME)
   set(options "")
   set(one_value_keywords OUTPUT_DIR NAMESPACE)
-  set(multi_value_keywords SOURCES DEFINES)
+  set(multi_value_keywords SOURCES DEFINES OPTIONS)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "${options}" "${one_value_keywords}" "${multi_value_keywords}")
 
   # Words before the first keyword are not read as anything (SHARED, a misspelt SOURCES):
   # building without them would be a different library than the one asked for.
-  set(keywords "SOURCES, DEFINES, NAMESPACE, OUTPUT_DIR")
+  set(keywords "SOURCES, DEFINES, NAMESPACE, OUTPUT_DIR, OPTIONS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "shardc_add_library(${NAME}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS} "
                         "(it takes ${keywords}; the library is always STATIC)")
@@ -61,10 +74,13 @@ function(shardc_add_library NAME)
     message(FATAL_ERROR "shardc_add_library(${NAME}): no shardc::runtime target; call find_package(shardc) first")
   endif()
 
+  set(include_dirs "")
   if(NOT ARG_OUTPUT_DIR)
-    set(ARG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/${NAME}.shardc")
+    set(ARG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/${NAME}.shardc/${NAME}")
+    list(APPEND include_dirs "${CMAKE_CURRENT_BINARY_DIR}/${NAME}.shardc")  # "NAME/MODULE.shard.h"
   endif()
   cmake_path(ABSOLUTE_PATH ARG_OUTPUT_DIR BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE)
+  list(PREPEND include_dirs "${ARG_OUTPUT_DIR}")
 
   # Each DEFINES entry is NAME=VALUE; shardc checks the value, we only check the shape early
   # so that a typo points at the CMakeLists.txt rather than at a failing build step.
@@ -72,6 +88,11 @@ function(shardc_add_library NAME)
   foreach(define IN LISTS ARG_DEFINES)
     if(NOT define MATCHES "^[A-Za-z_][A-Za-z0-9_]*=.+$")
       message(FATAL_ERROR "shardc_add_library(${NAME}): DEFINES entry '${define}' is not NAME=VALUE (a misspelt keyword?)")
+    endif()
+    if(define MATCHES "^([^=]+)=(ON|YES|TRUE|Y|on|yes|true|y|On|Yes|True)$")
+      set(define "${CMAKE_MATCH_1}=true")
+    elseif(define MATCHES "^([^=]+)=(OFF|NO|FALSE|N|off|no|false|n|Off|No|False)$")
+      set(define "${CMAKE_MATCH_1}=false")
     endif()
     list(APPEND define_flags -D "${define}")
   endforeach()
@@ -99,7 +120,8 @@ function(shardc_add_library NAME)
       message(FATAL_ERROR "shardc_add_library(${NAME}): source '${source}' is not a .shard file "
                           "(a misspelt keyword? shardc_add_library takes ${keywords})")
     endif()
-    if(NOT EXISTS "${source_path}")
+    get_source_file_property(generated_source "${source_path}" GENERATED)
+    if(NOT EXISTS "${source_path}" AND NOT generated_source)
       message(FATAL_ERROR "shardc_add_library(${NAME}): source '${source}' does not exist (looked for ${source_path})")
     endif()
     cmake_path(GET source_path FILENAME file_name)
@@ -143,7 +165,7 @@ function(shardc_add_library NAME)
     add_custom_command(
       OUTPUT "${stamp}" "${header}" "${implementation}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${ARG_OUTPUT_DIR}"
-      COMMAND shardc::shardc "${source_path}" ${define_flags} ${namespace_flags} -o "${ARG_OUTPUT_DIR}"
+      COMMAND shardc::shardc "${source_path}" ${define_flags} ${namespace_flags} ${ARG_OPTIONS} -o "${ARG_OUTPUT_DIR}"
       COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
       DEPENDS "${source_path}" shardc::shardc ${template_files}
       COMMENT "shardc (${NAME}): generating ${module}.shard.h/.cpp from ${file_name}"
@@ -153,7 +175,9 @@ function(shardc_add_library NAME)
   endforeach()
 
   add_library(${NAME} STATIC ${generated_sources} ${generated_headers})
-  target_include_directories(${NAME} PUBLIC "$<BUILD_INTERFACE:${ARG_OUTPUT_DIR}>")
+  foreach(dir IN LISTS include_dirs)
+    target_include_directories(${NAME} PUBLIC "$<BUILD_INTERFACE:${dir}>")
+  endforeach()
   target_link_libraries(${NAME} PUBLIC shardc::runtime)
   # Generated code includes "shardgen_prelude.h": installed beside the runtime's headers, and
   # in this tree on the include path of codegen/'s shardc::prelude.
@@ -167,3 +191,5 @@ function(shardc_add_library NAME)
     SHARDC_OUTPUT_DIR "${ARG_OUTPUT_DIR}"
     SHARDC_GENERATED_HEADERS "${generated_headers}")
 endfunction()
+
+cmake_policy(POP)

@@ -93,7 +93,7 @@ run_step("testing downstream/" "${CMAKE_COMMAND}" -E chdir "${build}" ctest --ou
 message(STATUS "${step_output}")
 
 # 4. Editing a .shard file regenerates its C++ on the next build.
-set(header "${build}/regen_probe.shardc/regen_probe.shard.h")
+set(header "${build}/regen_probe.shardc/regen_probe/regen_probe.shard.h")
 file(STRINGS "${header}" marks REGEX "REGEN_MARK")
 if(NOT marks MATCHES "1")
   message(FATAL_ERROR "${header} does not declare REGEN_MARK = 1: ${marks}")

@@ -12,13 +12,17 @@ foreach(var BUILD_DIR WORK_DIR SHARD_SOURCE GENERATOR CXX_COMPILER)
 endforeach()
 file(REMOVE_RECURSE "${WORK_DIR}")
 
-# configure_case(NAME EXPECT <fails|warns|passes> MESSAGE <text or ""> CALLS <cmake code>)
+# configure_case(NAME EXPECT <fails|warns|passes> MESSAGE <text or ""> CALLS <cmake code>
+#                [MINIMUM <the project's cmake_minimum_required, default 3.25>])
 function(configure_case name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "EXPECT;MESSAGE;CALLS" "")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "EXPECT;MESSAGE;CALLS;MINIMUM" "")
+  if(NOT ARG_MINIMUM)
+    set(ARG_MINIMUM 3.25)
+  endif()
   set(dir "${WORK_DIR}/${name}")
   file(MAKE_DIRECTORY "${dir}")
   file(WRITE "${dir}/CMakeLists.txt"
-       "cmake_minimum_required(VERSION 3.25)\nproject(misuse_${name} LANGUAGES CXX)\n"
+       "cmake_minimum_required(VERSION ${ARG_MINIMUM})\nproject(misuse_${name} LANGUAGES CXX)\n"
        "find_package(shardc CONFIG REQUIRED)\n${ARG_CALLS}\n")
   execute_process(
     COMMAND "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERATOR}"
@@ -44,7 +48,7 @@ function(configure_case name)
 endfunction()
 
 configure_case(shared_keyword EXPECT fails
-  MESSAGE "shardc_add_library(m): unknown arguments: SHARED (it takes SOURCES, DEFINES, NAMESPACE, OUTPUT_DIR; the library is always STATIC)"
+  MESSAGE "shardc_add_library(m): unknown arguments: SHARED (it takes SOURCES, DEFINES, NAMESPACE, OUTPUT_DIR, OPTIONS; the library is always STATIC)"
   CALLS "shardc_add_library(m SHARED SOURCES \${SHARD_SOURCE})")
 configure_case(misspelt_keyword_after_sources EXPECT fails
   MESSAGE "source 'DEFINE' is not a .shard file (a misspelt keyword?"
@@ -54,3 +58,7 @@ configure_case(same_module_same_namespace EXPECT warns
   CALLS "shardc_add_library(small SOURCES \${SHARD_SOURCE} DEFINES N=8)\nshardc_add_library(big SOURCES \${SHARD_SOURCE} DEFINES N=64)")
 configure_case(same_module_own_namespaces EXPECT passes MESSAGE ""
   CALLS "shardc_add_library(small SOURCES \${SHARD_SOURCE} DEFINES N=8 NAMESPACE small)\nshardc_add_library(big SOURCES \${SHARD_SOURCE} DEFINES N=64 NAMESPACE big)")
+# A project that asks for an old CMake gets old policies, and a function runs with those of the
+# file that defined it: shardc_add_library sets its own (IN_LIST needs CMP0057).
+configure_case(old_minimum_version EXPECT passes MESSAGE "" MINIMUM 3.0
+  CALLS "shardc_add_library(m SOURCES \${SHARD_SOURCE})")

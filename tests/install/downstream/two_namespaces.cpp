@@ -1,16 +1,37 @@
-// One .shard file built into two libraries with different DEFINES: with different NAMESPACEs
-// both link into one program and each keeps its own functions (with one namespace the linker
-// would keep one `scale` for both calls without a word).
+// One .shard file built into three libraries with different DEFINES and NAMESPACEs, used from
+// one source file: each header is included by its library's name, since all three are
+// scaled.shard.h, and each namespace keeps its own functions (with one namespace the linker
+// would keep one `scale` for all the calls without a word). scaled_generated's source is
+// written at build time.
+#include <cstdint>
 #include <cstdio>
+#include <numeric>
+#include <vector>
 
-#include "shard/shard.h"
+#include "scaled_generated/scaled.shard.h"
+#include "scaled_three/scaled.shard.h"
+#include "scaled_two/scaled.shard.h"
 
-float scaled_two(shard::Runtime& rt);
-float scaled_three(shard::Runtime& rt);
+namespace {
+
+// The sum of scale(ones) for one of the generated modules.
+float sum_of_scaled_ones(shard::Runtime& rt, std::int64_t n, const shard::ArrayType& type,
+                         shard::Array (*scale)(shard::Runtime&, const shard::Array&)) {
+  std::vector<float> ones(static_cast<std::size_t>(n), 1.0f);
+  std::vector<float> y = scale(rt, shard::Array::from_host(rt, type, ones)).to_host<float>();
+  return std::accumulate(y.begin(), y.end(), 0.0f);
+}
+
+}  // namespace
 
 int main() {
   shard::Runtime rt{2};
-  const float two = scaled_two(rt), three = scaled_three(rt);
-  std::printf("two::scaled: %g (expected 8), three::scaled: %g (expected 24)\n", two, three);
-  return two == 8.0f && three == 24.0f ? 0 : 1;
+  const float two = sum_of_scaled_ones(rt, two::scaled::N, two::scaled::scale_in0_type(), two::scaled::scale);
+  const float three =
+      sum_of_scaled_ones(rt, three::scaled::N, three::scaled::scale_in0_type(), three::scaled::scale);
+  const float generated =
+      sum_of_scaled_ones(rt, generated::scaled::N, generated::scaled::scale_in0_type(), generated::scaled::scale);
+  std::printf("two::scaled: %g (expected 8), three::scaled: %g (expected -24), generated::scaled: %g (expected 4)\n",
+              two, three, generated);
+  return two == 8.0f && three == -24.0f && generated == 4.0f ? 0 : 1;
 }
