@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <iterator>
+#include <limits>
 #include <list>
 #include <mutex>
 #include <string>
@@ -14,8 +16,22 @@
 #include <vector>
 
 #include "shard/block_cache.h"
+#include "shard/errors.h"
 
 namespace shard::detail {
+
+std::size_t block_cache_budget_from_text(const char* text) {
+  // Digits only (strtoull would take "-5" as 2^64 - 5), and no more than fits in bytes.
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long mb = std::strtoull(text, &end, 10);
+  const bool digits = *text >= '0' && *text <= '9' && *end == '\0' && errno == 0;
+  if (!digits || mb > (std::numeric_limits<std::size_t>::max() >> 20))
+    throw ArgumentError("SHARD_BLOCK_CACHE_MB must be a whole number of MiB (0 turns block reuse off), got '" +
+                        std::string(text) + "'");
+  return static_cast<std::size_t>(mb) << 20;
+}
+
 namespace {
 
 constexpr std::size_t kAlignment = 64;  // a cache line, and enough for any SIMD load
@@ -24,11 +40,7 @@ std::size_t budget_from_environment() {
 #if defined(__SANITIZE_ADDRESS__)
   return 0;  // AddressSanitizer must see every large buffer freed, to catch uses after free
 #endif
-  if (const char* v = std::getenv("SHARD_BLOCK_CACHE_MB")) {
-    char* end = nullptr;
-    const unsigned long long mb = std::strtoull(v, &end, 10);
-    if (end != v && *end == '\0') return static_cast<std::size_t>(mb) << 20;
-  }
+  if (const char* v = std::getenv("SHARD_BLOCK_CACHE_MB")) return block_cache_budget_from_text(v);
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0) return std::size_t{1} << 30;
   return static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 8;

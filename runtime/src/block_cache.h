@@ -32,5 +32,8 @@ std::size_t block_capacity(std::size_t bytes);
 void* allocate_block(std::size_t bytes);
 // Gives back a buffer from allocate_block with its capacity.
 void free_block(void* p, std::size_t capacity) noexcept;
+// The budget in bytes that SHARD_BLOCK_CACHE_MB's text gives; ArgumentError unless it is a whole
+// number of MiB. (The Runtime's constructor reads the variable, so a bad value fails there.)
+std::size_t block_cache_budget_from_text(const char* text);
 
 }  // namespace shard::detail

@@ -11,6 +11,7 @@
 #include "cpu_affinity.h"
 #include "inprocess_communicator.h"
 #include "mpi_launch.h"
+#include "shard/block_cache.h"
 #include "shard/errors.h"
 #include "wait.h"
 
@@ -75,6 +76,8 @@ Device* current_device() { return tls_device; }
 
 Runtime::Runtime(int devices, int cores) {
   if (devices < 1) throw ArgumentError("a runtime needs at least one device, got: " + std::to_string(devices));
+  if (cores < 0) throw ArgumentError("a runtime's core count is 0 (detect) or more, got: " + std::to_string(cores));
+  block_cache_stats();  // reads SHARD_BLOCK_CACHE_MB now: a bad value fails here, not in some allocation
   detail::refuse_mpi_launch();
   fork_generation_ = fork_generation();
   if (cores <= 0) cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "shard/shard.h"
+#include "block_cache.h"
 
 namespace shard {
 namespace {
@@ -93,6 +94,21 @@ TEST(BlockCache, EvictsTheLeastRecentlyFreedOverBudget) {
   set_block_cache_budget(0);
   EXPECT_EQ(block_cache_stats().cached_bytes, 0u);
   set_block_cache_budget(saved);
+}
+
+// SHARD_BLOCK_CACHE_MB: a whole number of MiB, or an error that says so (strtoull alone took
+// "-5" as 2^64 - 5 MiB, an unlimited cache, and "abc" as "use the default").
+TEST(BlockCache, BudgetVariableIsAWholeNumberOfMiB) {
+  EXPECT_EQ(detail::block_cache_budget_from_text("0"), 0u);
+  EXPECT_EQ(detail::block_cache_budget_from_text("16"), std::size_t{16} << 20);
+  for (const char* bad : {"", "-5", "+5", " 5", "5 ", "abc", "1.5", "99999999999999999999", "17592186044416"}) {
+    try {
+      detail::block_cache_budget_from_text(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const ArgumentError& e) {
+      EXPECT_NE(std::string(e.what()).find("SHARD_BLOCK_CACHE_MB must be a whole number of MiB"), std::string::npos);
+    }
+  }
 }
 
 }  // namespace

@@ -122,6 +122,11 @@ TEST(Runtime, OmpThreadsPerDevice) {
     EXPECT_LE(Runtime(2, 16).omp_threads_per_device(), 8);
 }
 
+TEST(Runtime, ACoreCountIsZeroOrMore) {
+  EXPECT_THROW(Runtime(2, -1), ArgumentError);
+  EXPECT_THROW(Runtime(0), ArgumentError);
+}
+
 TEST(Runtime, SubMeshRunsOnlyItsDevices) {
   Runtime rt{8};
   const Mesh student({{"dp", 4}}, 4);
