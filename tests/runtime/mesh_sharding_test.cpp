@@ -108,5 +108,22 @@ TEST(Group, LinearisesInTheOrderGiven) {
   EXPECT_EQ(axes_size(m, {"tp", "dp"}), 8);
 }
 
+// The language allows 16 mesh axes, so a collective may name all of them (it stopped at 8).
+TEST(Group, TakesSixteenAxesInTheOrderGiven) {
+  std::vector<MeshAxis> axes;
+  std::vector<std::string> names;
+  for (int i = 0; i < 16; ++i) {
+    names.push_back("a" + std::to_string(i));
+    axes.push_back({names.back(), i < 14 ? 1 : 2});
+  }
+  const Mesh m(axes);
+  std::vector<std::string> reversed(names.rbegin(), names.rend());
+  const Group g = make_group(m, Axes(reversed), 1);  // a15 major: device 1 (a15 = 1) is rank 2
+  EXPECT_EQ(g.members, (std::vector<int>{0, 2, 1, 3}));
+  EXPECT_EQ(g.rank, 2);
+  names.push_back("a16");
+  EXPECT_THROW(Axes{names}, ArgumentError);
+}
+
 }  // namespace
 }  // namespace shard

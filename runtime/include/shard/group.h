@@ -18,7 +18,7 @@ namespace shard {
 // It refers to the strings it was given, which must outlive it (a call's duration).
 class Axes {
  public:
-  static constexpr int kMaxAxes = 8;
+  static constexpr int kMaxAxes = 16;  // the language allows 16 mesh axes (docs/language.md 13.3)
   Axes() = default;
   Axes(std::initializer_list<std::string_view> names);
   Axes(const char* name) : Axes({std::string_view(name)}) {}            // NOLINT: implicit on purpose
