@@ -76,7 +76,7 @@ Result<EinsumSpec> parse_einsum(std::string_view text) {
 }
 
 Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
-                       const std::optional<std::vector<AxisList>>& out) {
+                       const std::optional<std::vector<AxisList>>& out, bool sums_pending) {
   auto parsed = parse_einsum(text);
   if (!parsed) return parsed.error();
   const EinsumSpec& spec = *parsed;
@@ -85,6 +85,10 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
                                                     std::to_string(spec.inputs.size()) + " operands, but " +
                                                     std::to_string(ops.size()) + " were given");
   if (auto e = check_same_mesh(ops)) return *e;
+  if (static_cast<int>(spec.output.size()) > kMaxRank)
+    return rule_error(ErrorClass::limit, "einsum spec " + quoted(text) + " gives a result of rank " +
+                                             std::to_string(spec.output.size()) + ", above the rank limit of " +
+                                             std::to_string(kMaxRank));
   const Mesh* mesh = nullptr;
   bool local = false;
   AxisSet varying = 0;
@@ -171,7 +175,7 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
     dims[i].axes = a ? *a : *b;
   }
   // Contracting dims sharded on both sides: the result's sharding is ambiguous.
-  if (ops.size() == 2) {
+  if (ops.size() == 2 && !sums_pending) {
     for (char c : spec.inputs[0]) {
       if (spec.output.find(c) != std::string::npos) continue;
       const AxisList* a = axes_of(0, c);
@@ -285,20 +289,23 @@ Result<Type> unreduced_einsum_op(std::string_view text, const std::vector<Type>&
                           " and contracting spec=" + spec_text(lhs_contracting),
                       {"unreduced= names exactly the mesh axes the contracted dimensions are sharded "
                        "over"});
+  // The result's sharding is the one the operands give its dimensions: einsum's batch rule and
+  // its illegal-result check, with the same wording as without unreduced=.
+  auto r = einsum_op(text, ops, std::nullopt, /*sums_pending=*/true);
+  if (!r) {
+    RuleError e = r.error();
+    const std::string other_out = ", or give the result's sharding with out=";  // not with unreduced=
+    for (std::string& note : e.notes)
+      if (auto at = note.find(other_out); at != std::string::npos) note.erase(at, other_out.size());
+    return e;
+  }
   std::vector<AxisList> natural;
-  for (char c : spec.output)
-    for (std::size_t o = 0; o < ops.size(); ++o)
-      if (auto k = spec.inputs[o].find(c); k != std::string::npos) {
-        natural.push_back(ops[o].dims[k].axes);
-        break;
-      }
+  for (const Dim& d : r->dims) natural.push_back(d.axes);
   if (out && *out != natural)
     return rule_error(ErrorClass::unsupported_sharding,
                       "with unreduced=, out= must be the sharding the operands give the result, " + spec_text(natural) +
                           "; got " + spec_text(*out),
                       {"a limit of shardc: reshard the reduced result instead"});
-  auto r = einsum_op(text, ops, natural);
-  if (!r) return r;
   if (r->sharded_axes() & to_set(unreduced))
     return rule_error(ErrorClass::duplicate_type_axis, "dot_general operation with unreduced axes " +
                                                            format_axis_set(*mesh, to_set(unreduced)) +
@@ -314,7 +321,9 @@ Result<std::string> matmul_spec(const Type& a, const Type& b) {
     return rule_error(ErrorClass::shape_mismatch,
                       "@ needs operands of rank 1 or more, got " + to_string(a) + " and " + to_string(b),
                       {"use * to scale by a scalar"});
-  const std::string batch_letters = "abcdefgh";
+  // Every letter but m, k and n, the matrix dimensions: enough for the rank limit.
+  const std::string batch_letters = "abcdefghijlopqrs";
+  static_assert(kMaxRank - 2 <= 16);
   auto batch = [&](int n) { return batch_letters.substr(0, n); };
   int ra = a.rank(), rb = b.rank();
   if (ra == 1 && rb == 1) return std::string("k,k->");

@@ -28,11 +28,12 @@ struct EinsumSpec {
 // Parses "bd,df->bf" (letters a-z, A-Z; spaces ignored; `->` required; 1 or 2 operands).
 Result<EinsumSpec> parse_einsum(std::string_view text);
 
-// `out` is the out= sharding, one axis list per result dimension, when given.
+// `out` is the out= sharding, one axis list per result dimension, when given. With
+// `sums_pending` (unreduced=), contracted dimensions sharded on both operands leave a pending sum
+// instead of an ambiguous result.
 Result<Type> einsum_op(std::string_view text, const std::vector<Type>& operands,
-                       const std::optional<std::vector<AxisList>>& out);
+                       const std::optional<std::vector<AxisList>>& out, bool sums_pending = false);
 
-// The einsum spec of `a @ b` (NumPy matmul, batch dims of equal rank or on one side).
 // einsum with unreduced=U (JAX's out_sharding with unreduced axes): the product stays a pending
 // sum over U, no communication. Every contracted dimension must be sharded identically on the
 // operands holding it, and U must be the axes they are sharded over (JAX's two errors). The
@@ -40,6 +41,8 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& operands,
 // other `out=` with U (reduce first, then reshard).
 Result<Type> unreduced_einsum_op(std::string_view text, const std::vector<Type>& ops, const AxisList& unreduced,
                                  const std::optional<std::vector<AxisList>>& out);
+
+// The einsum spec of `a @ b` (NumPy matmul, batch dims of equal rank or on one side).
 Result<std::string> matmul_spec(const Type& a, const Type& b);
 
 }  // namespace shardc::check

@@ -196,6 +196,8 @@ Result<Type> concat_op(const std::vector<Type>& xs, int axis) {
 
 Result<Type> stack_op(const std::vector<Type>& xs, int axis) {
   if (auto e = check_joined_operands("stack", xs, -1)) return *e;
+  if (xs[0].rank() + 1 > kMaxRank)
+    return rule_error(ErrorClass::limit, "stack would exceed the rank limit of " + std::to_string(kMaxRank));
   auto e = expand_dims_op(xs[0], axis);
   if (!e) return e;
   Type r = *e;

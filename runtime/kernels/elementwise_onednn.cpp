@@ -81,7 +81,8 @@ bool try_onednn_unary(Context& ctx, UnaryOp op, const View& x, const MutView& y)
 
 bool try_onednn_binary(Context& ctx, BinaryOp op, const View& a, const View& b, const MutView& out) {
   const auto alg = binary_for(op);
-  if (!alg || out.dtype != DType::f32 || out.size() < kOneDnnMinElements) return false;
+  if (!alg || out.dtype != DType::f32 || out.size() < kOneDnnMinElements || !onednn_takes_rank(out.shape.size()))
+    return false;
   if (!a.is_row_major() || !b.is_row_major() || !out.is_row_major()) return false;
   // oneDNN 2.6 broadcasts only its second source: the first must have the result's shape.
   const View* src0 = &a;

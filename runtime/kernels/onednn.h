@@ -36,6 +36,10 @@ struct BoundPrimitive {
 
 using ArgDescs = std::vector<std::pair<int, dnnl::memory::desc>>;
 
+// oneDNN's memory descriptors have at most DNNL_MAX_NDIMS (12) dimensions, the language 16:
+// kernels with a loop of their own use it beyond that.
+inline bool onednn_takes_rank(std::size_t rank) { return rank <= DNNL_MAX_NDIMS; }
+
 }  // namespace detail
 
 struct Context::Impl {

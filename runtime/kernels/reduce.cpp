@@ -201,7 +201,8 @@ void reduce_typed(ReduceOp op, const View& x, const Split& s, const MutView& out
 // f32 sum/mean of a dense array into a dense result: oneDNN's reduction primitive.
 bool try_onednn_reduce(Context& ctx, ReduceOp op, const View& x, const Split& s, const MutView& out) {
   if ((op != ReduceOp::sum && op != ReduceOp::mean) || x.dtype != DType::f32 || out.dtype != DType::f32 ||
-      x.size() < kOneDnnMinElements || !x.is_row_major() || !out.is_row_major() || s.reduced_shape.empty()) {
+      x.size() < kOneDnnMinElements || !x.is_row_major() || !out.is_row_major() || s.reduced_shape.empty() ||
+      !detail::onednn_takes_rank(x.shape.size())) {
     return false;
   }
   using dnnl::memory;

@@ -14,7 +14,9 @@ namespace shard::kernels {
 namespace {
 
 bool try_onednn_softmax(Context& ctx, const View& x, int axis, const MutView& y) {
-  if (x.dtype != DType::f32 || x.size() < kOneDnnMinElements || !x.is_row_major() || !y.is_row_major()) return false;
+  if (x.dtype != DType::f32 || x.size() < kOneDnnMinElements || !x.is_row_major() || !y.is_row_major() ||
+      !detail::onednn_takes_rank(x.shape.size()))
+    return false;
   if (detail::any_nonfinite(static_cast<const float*>(x.data), x.size())) return false;
   using dnnl::memory;
   const memory::dims dims(x.shape.begin(), x.shape.end());
