@@ -212,8 +212,25 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
         }
         notes.push_back(choice);
       }
+      // JAX's message ends with the contracting dims' specs as Python tuples, in lhs order.
+      auto python_spec = [&](std::size_t op, const std::string& letters) {
+        std::string t = "(";
+        for (std::size_t i = 0; i < letters.size(); ++i) {
+          const AxisList& axes = *axes_of(op, letters[i]);
+          std::string entry = axes.empty() ? "None" : "";
+          for (std::size_t k = 0; k < axes.size(); ++k)
+            entry += (k ? ", '" : "'") + mesh->axis_names.at(static_cast<std::size_t>(axes[k])) + "'";
+          if (axes.size() > 1) entry = "(" + entry + ")";
+          t += (i ? ", " : "") + entry;
+        }
+        return t + (letters.size() == 1 ? ",)" : ")");
+      };
+      std::string both_sides;  // the letters dot_general contracts: summed, on both operands
+      for (char k : spec.inputs[0])
+        if (spec.output.find(k) == std::string::npos && spec.inputs[1].find(k) != std::string::npos) both_sides += k;
       notes.push_back("JAX: Contracting dimensions are sharded and it is ambiguous how the output should be sharded. "
-                      "Please specify the output sharding via the out_sharding parameter");
+                      "Please specify the output sharding via the out_sharding parameter. Got lhs_contracting_spec=" +
+                      python_spec(0, both_sides) + " and rhs_contracting_spec=" + python_spec(1, both_sides));
       return on_mesh(mesh, rule_error(ErrorClass::einsum_ambiguous,
                                       "einsum " + quoted(text) + " contracts dimension " + std::string(1, c) +
                                           ", which is " + where + "; the result's sharding is ambiguous",
