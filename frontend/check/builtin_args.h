@@ -29,6 +29,10 @@ class Args {
   SourceRange range(std::string_view name) const;  // the argument's range (the call's if absent)
   const ast::Expr* expr(std::string_view name) const;
   const ast::CallExpr& call() const { return call_; }
+  // How an error names the argument: "psum's argument x".
+  std::string argument_name(std::string_view name) const {
+    return call_.callee.name + "'s argument " + std::string(name);
+  }
 
  private:
   int index(std::string_view name) const;

@@ -12,7 +12,7 @@ std::optional<AxisList> group(Checker& c, const Args& a) {
 }
 
 bool local_array(Checker& c, const Args& a, std::string_view p) {
-  return c.need_array(a[p], a.range(p), std::string(p), false);
+  return c.need_array(a[p], a.range(p), a.argument_name(p), false);
 }
 
 Value axis_index(Checker& c, const ast::CallExpr& call) {
@@ -48,7 +48,7 @@ Value all_reduce(Checker& c, const ast::CallExpr& call) {
   auto axes = group(c, a);
   if (!axes) return Value::error();
   Value x = a["x"].is_static_scalar() ? c.materialize(a["x"], call) : a["x"];
-  if (!c.need_array(x, a.range("x"), "x", false)) return Value::error();
+  if (!c.need_array(x, a.range("x"), a.argument_name("x"), false)) return Value::error();
   AllReduceKind kind = n == "psum" ? AllReduceKind::sum
                        : n == "pmean" ? AllReduceKind::mean
                        : n == "pmax" ? AllReduceKind::max
@@ -157,7 +157,7 @@ Value pvary(Checker& c, const ast::CallExpr& call) {
   Args a(c, call);
   if (!a.ok()) return Value::error();
   Value x = a["x"].is_static_scalar() ? c.materialize(a["x"], call) : a["x"];
-  if (!c.need_array(x, a.range("x"), "x", false)) return Value::error();
+  if (!c.need_array(x, a.range("x"), a.argument_name("x"), false)) return Value::error();
   auto axes = group(c, a);
   if (!axes) return Value::error();
   auto t = checked(c, pvary_op(x.type, *axes, !c.unchecked()), a, {"x"});

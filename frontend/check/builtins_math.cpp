@@ -48,7 +48,8 @@ bool literals_fit(Checker& c, const Args& a, std::initializer_list<std::string_v
 
 Value binary(Checker& c, const ast::CallExpr& call) {
   Args a(c, call);
-  if (!a.ok() || !c.need_array(a["a"], a.range("a"), "a") || !c.need_array(a["b"], a.range("b"), "b"))
+  if (!a.ok() || !c.need_array(a["a"], a.range("a"), a.argument_name("a")) ||
+      !c.need_array(a["b"], a.range("b"), a.argument_name("b")))
     return Value::error();
   if (a["a"].type.dtype == DType::boolean && a["b"].type.dtype == DType::boolean && call.callee.name == "pow") {
     c.error(call.range, "arithmetic on bool: pow of bools");
@@ -81,7 +82,7 @@ Value where(Checker& c, const ast::CallExpr& call) {
   Args a(c, call);
   if (!a.ok()) return Value::error();
   for (auto p : {"cond", "a", "b"})
-    if (!c.need_array(a[p], a.range(p), p)) return Value::error();
+    if (!c.need_array(a[p], a.range(p), a.argument_name(p))) return Value::error();
   // Only static values: a rank-0 runtime array on the function's mesh, as in binary().
   Value cond = a["cond"];
   if (cond.is_static_scalar() && a["a"].is_static_scalar() && a["b"].is_static_scalar())
@@ -93,7 +94,7 @@ Value where(Checker& c, const ast::CallExpr& call) {
 
 Value astype(Checker& c, const ast::CallExpr& call) {
   Args a(c, call);
-  if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x")) return Value::error();
+  if (!a.ok() || !c.need_array(a["x"], a.range("x"), a.argument_name("x"))) return Value::error();
   auto t = c.type_argument(a["dtype"], a.range("dtype"), "dtype");
   if (!t) return Value::error();
   if (t->kind != TypeKind::array || !t->dims.empty()) {
@@ -118,7 +119,7 @@ Value reduce(Checker& c, const ast::CallExpr& call) {
   const std::string& n = call.callee.name;
   bool arg = n == "argmax" || n == "argmin";
   Args a(c, call);  // argmax/argmin take one axis; the others' axis=None reduces every dimension
-  if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x", false)) return Value::error();
+  if (!a.ok() || !c.need_array(a["x"], a.range("x"), a.argument_name("x"), false)) return Value::error();
   const Type& x = a["x"].type;
   std::vector<int> axes;
   if (a.has("axis")) {
@@ -190,7 +191,7 @@ Value reduce(Checker& c, const ast::CallExpr& call) {
 
 Value softmax(Checker& c, const ast::CallExpr& call) {
   Args a(c, call);
-  if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x", false)) return Value::error();
+  if (!a.ok() || !c.need_array(a["x"], a.range("x"), a.argument_name("x"), false)) return Value::error();
   auto axis = dim_argument(c, a, "axis", a["x"].type.rank(), -1);
   if (!axis) return Value::error();
   auto t = checked(c, softmax_op(a["x"].type, *axis), a, {"x"});
@@ -200,7 +201,7 @@ Value softmax(Checker& c, const ast::CallExpr& call) {
 
 Value top_k(Checker& c, const ast::CallExpr& call) {
   Args a(c, call);
-  if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x", false)) return Value::error();
+  if (!a.ok() || !c.need_array(a["x"], a.range("x"), a.argument_name("x"), false)) return Value::error();
   auto k = c.static_int(a["k"], a.range("k"), "k");
   if (!k) return Value::error();
   auto t = checked(c, top_k_op(a["x"].type, *k), a, {"x"});
@@ -275,7 +276,8 @@ Value einsum(Checker& c, const ast::CallExpr& call) {
 
 Value matmul(Checker& c, const ast::CallExpr& call) {
   Args a(c, call);
-  if (!a.ok() || !c.need_array(a["a"], a.range("a"), "a", false) || !c.need_array(a["b"], a.range("b"), "b", false))
+  if (!a.ok() || !c.need_array(a["a"], a.range("a"), a.argument_name("a"), false) ||
+      !c.need_array(a["b"], a.range("b"), a.argument_name("b"), false))
     return Value::error();
   auto spec = matmul_spec(a["a"].type, a["b"].type);
   if (!spec) {

@@ -13,7 +13,7 @@ namespace shardc::check {
 namespace {
 
 bool array_arg(Checker& c, const Args& a, std::string_view p) {
-  return c.need_array(a[p], a.range(p), std::string(p), false);
+  return c.need_array(a[p], a.range(p), a.argument_name(p), false);
 }
 
 Value reshape(Checker& c, const ast::CallExpr& call) {
@@ -42,7 +42,7 @@ Value reshape(Checker& c, const ast::CallExpr& call) {
 
 Value broadcast_to(Checker& c, const ast::CallExpr& call) {
   Args a(c, call);
-  if (!a.ok() || !c.need_array(a["x"], a.range("x"), "x")) return Value::error();
+  if (!a.ok() || !c.need_array(a["x"], a.range("x"), a.argument_name("x"))) return Value::error();
   auto shape = c.static_int_list(a["shape"], a.range("shape"), "the shape of broadcast_to");
   if (!shape) return Value::error();
   Value x = a["x"].is_static_scalar() ? c.materialize(a["x"], call) : a["x"];
