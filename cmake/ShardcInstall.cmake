@@ -43,6 +43,23 @@ install(FILES
   ${CMAKE_CURRENT_LIST_DIR}/ShardcAddLibrary.cmake
   DESTINATION ${SHARDC_INSTALL_CMAKEDIR})
 
+# A pkg-config file for builds without CMake (Make, Meson, Bazel): the same libraries in link
+# order, and the OpenMP library the runtime was built with, by path as in runtime/CMakeLists.txt.
+find_package(OpenMP REQUIRED COMPONENTS CXX)  # runtime/ found it in its own scope
+set(SHARDC_PC_OPENMP_LIBS "")
+foreach(lib IN LISTS OpenMP_CXX_LIBRARIES)
+  if(NOT lib MATCHES "pthread")  # -pthread is on the line already
+    string(APPEND SHARDC_PC_OPENMP_LIBS " ${lib}")
+  endif()
+endforeach()
+string(STRIP "${SHARDC_PC_OPENMP_LIBS}" SHARDC_PC_OPENMP_LIBS)
+# Relative to the file itself (pkg-config's pcfiledir), so that `cmake --install --prefix P`
+# anywhere gives a file that points into P.
+file(RELATIVE_PATH SHARDC_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" SHARDC_PC_TO_PREFIX "${SHARDC_PC_TO_PREFIX}")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/shardc-runtime.pc.in ${PROJECT_BINARY_DIR}/package/shardc-runtime.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/package/shardc-runtime.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
 # The same package straight from this build tree, without installing:
 #   find_package(shardc) with -Dshardc_DIR=<build dir> (or the build dir in CMAKE_PREFIX_PATH)
 # gives the targets of this tree (headers from the source tree, libraries and shardc from the

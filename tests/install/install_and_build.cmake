@@ -37,7 +37,7 @@ if(MODE STREQUAL "install")
   # 1. Install what the build tree already built.
   run_step("cmake --install" "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${PREFIX}")
   foreach(file bin/shardc include/shard/shard.h include/shard/runtime.h include/shardgen_prelude.h
-               lib/cmake/shardc/shardcConfig.cmake lib/cmake/shardc/shardcConfigVersion.cmake
+               lib/pkgconfig/shardc-runtime.pc lib/cmake/shardc/shardcConfig.cmake lib/cmake/shardc/shardcConfigVersion.cmake
                lib/cmake/shardc/shardcTargets.cmake lib/cmake/shardc/ShardcAddLibrary.cmake)
     if(NOT EXISTS "${PREFIX}/${file}")
       message(FATAL_ERROR "the install has no ${file}")
@@ -47,6 +47,21 @@ if(MODE STREQUAL "install")
   if(NOT runtime_archives)
     message(FATAL_ERROR "the install has no libshard_runtime.a")
   endif()
+
+  # 1b. Without CMake: the runtime smoke test and one module's generated C++, compiled and
+  #     linked with nothing but the flags of the installed pkg-config file, and run.
+  find_program(pkg_config pkg-config REQUIRED)
+  file(GLOB pc_dirs "${PREFIX}/lib*/pkgconfig")
+  set(ENV{PKG_CONFIG_PATH} "${pc_dirs}")
+  run_step("pkg-config shardc-runtime" "${pkg_config}" --cflags --libs shardc-runtime)
+  string(STRIP "${step_output}" pc_flags)
+  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+  set(plain "${WORK_DIR}/without_cmake")
+  run_step("shardc -o (without CMake)" "${PREFIX}/bin/shardc" "${DOWNSTREAM_SOURCE}/scaled.shard" -o "${plain}")
+  run_step("compiling with pkg-config's flags" "${CXX_COMPILER}" -std=c++20 "${DOWNSTREAM_SOURCE}/runtime_smoke.cpp"
+           "${plain}/scaled.shard.cpp" -I "${plain}" ${pc_flags} -o "${plain}/runtime_smoke")
+  run_step("running what pkg-config's flags built" "${plain}/runtime_smoke")
+  message(STATUS "build without CMake (pkg-config shardc-runtime): ok")
 endif()
 
 # A copy of one example that step 4 edits (the source tree is never touched).
