@@ -104,11 +104,6 @@ void lower_einsum(Function& out, const Instr& instr) {
   const ValueId result = instr.output();
   const Value target = out.values[static_cast<std::size_t>(result)];  // a copy: out.values grows below
   const std::vector<AxisList> target_spec = target.spec;
-  Value local = with_spec(*out.mesh, target, natural);
-  local.name.clear();
-  ValueId current = out.add_value(local);
-  out.body.push_back(Instr::make(OpKind::einsum, inputs, {current}, {{"spec", instr.string_attr("spec")}}, instr.range()));
-
   // unreduced=: the result stays a pending sum over those axes (each device's product is its
   // partial), so only the partial axes beyond them (a one-operand sum's) are reduced here.
   for (int axis : target.unreduced) {
@@ -116,17 +111,45 @@ void lower_einsum(Function& out, const Instr& instr) {
     SHARDC_ASSERT(it != partial.end(), "lower_einsums: an unreduced axis the products are not partial over");
     partial.erase(it);
   }
-  if (!partial.empty()) {
-    current = emit_partial_sum_reduction(out, current, partial, result, instr.range());
-    if (current == result) return;
+  // A one-operand einsum is a sum (docs/language.md 6.5): of bf16/f16 over a sharded letter its
+  // devices' partial sums cross the collective in f32 and are rounded once, as lower_reductions
+  // does for `sum` (rounded first, [1000, 1.5] and [-1000, 1.5] summed to 0, not 3). Two-operand
+  // contractions round each partial product, as XLA does.
+  const bool widen = inputs.size() == 1 && !partial.empty() &&
+                     (target.dtype == shard::DType::bf16 || target.dtype == shard::DType::f16);
+  ValueId chain_result = result;  // what the collectives below produce
+  if (widen) {
+    Value wide_input = out.values[static_cast<std::size_t>(inputs[0])];
+    wide_input.name.clear();
+    wide_input.dtype = shard::DType::f32;
+    const ValueId converted = out.add_value(wide_input);
+    out.body.push_back(Instr::make(OpKind::convert, {inputs[0]}, {converted}, {{"dtype", std::string("f32")}},
+                                   instr.range()));
+    inputs[0] = converted;
+    Value wide_result = target;
+    wide_result.name.clear();
+    wide_result.dtype = shard::DType::f32;
+    chain_result = out.add_value(wide_result);
   }
-  // The last step defines the instruction's own result id, so later uses need no renaming.
-  if (out.values[static_cast<std::size_t>(current)].spec == target_spec) {
-    InstrPtr last = out.body.back();
-    out.body.back() = Instr::make(last->kind(), last->inputs(), {result}, last->attrs(), last->range());
-  } else {
-    out.body.push_back(Instr::make(OpKind::reshard, {current}, {result}, {{"sharding", target_spec}}, instr.range()));
+  Value local = with_spec(*out.mesh, out.values[static_cast<std::size_t>(chain_result)], natural);
+  local.name.clear();
+  ValueId current = out.add_value(local);
+  out.body.push_back(Instr::make(OpKind::einsum, inputs, {current}, {{"spec", instr.string_attr("spec")}}, instr.range()));
+
+  if (!partial.empty()) current = emit_partial_sum_reduction(out, current, partial, chain_result, instr.range());
+  if (current != chain_result) {
+    // The last step defines the chain's own result id, so later uses need no renaming.
+    if (out.values[static_cast<std::size_t>(current)].spec == target_spec) {
+      InstrPtr last = out.body.back();
+      out.body.back() = Instr::make(last->kind(), last->inputs(), {chain_result}, last->attrs(), last->range());
+    } else {
+      out.body.push_back(Instr::make(OpKind::reshard, {current}, {chain_result}, {{"sharding", target_spec}},
+                                     instr.range()));
+    }
   }
+  if (widen)
+    out.body.push_back(Instr::make(OpKind::convert, {chain_result}, {result},
+                                   {{"dtype", std::string(shard::dtype_short_name(target.dtype))}}, instr.range()));
 }
 
 }  // namespace
