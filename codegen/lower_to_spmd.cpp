@@ -109,10 +109,12 @@ class SpmdLowering {
     };
     if (n == "dynamic_slice" && op.attrs.count("sizes"))
       return window_cuts_sharded_dim(std::get<std::vector<std::int64_t>>(op.attrs.at("sizes")));
-    if (n == "dynamic_update_slice")  // the axis form's update sits at 0 on the other dimensions
-      return window_cuts_sharded_dim(val(op.inputs[1]).global_shape) ||
-             (attr_int("axis") >= 0 && sharded(x, attr_int("axis")));
-    if (n == "dynamic_slice" || n == "split") return sharded(x, attr_int("axis"));
+    // (The axis form's update sits at 0 on the other dimensions.) A window as large as the
+    // dimension is the whole of it, whatever the start (it clamps to 0): each block is its own.
+    if (n == "dynamic_update_slice") return window_cuts_sharded_dim(val(op.inputs[1]).global_shape);
+    if (n == "dynamic_slice")
+      return sharded(x, attr_int("axis")) && attr_int("size") != x.global_shape[static_cast<std::size_t>(attr_int("axis"))];
+    if (n == "split") return sharded(x, attr_int("axis")) && op.outputs.size() > 1;
     if (n == "dynamic_index") return sharded(x, 0);
     if (n == "stack" || n == "top_k") return false;
     if (n == "roll" || n == "softmax" || n == "concat") return sharded(x, attr_int("axis"));
@@ -497,7 +499,10 @@ class SpmdLowering {
     }
     std::vector<std::int64_t> sizes = x.shape;
     std::int64_t axis = std::get<std::int64_t>(op.attrs.at("axis"));
-    sizes[static_cast<std::size_t>(axis)] = std::get<std::int64_t>(op.attrs.at("size"));
+    // Along a sharded axis the window is the whole dimension (crosses_blocks): the block's. (In
+    // manual mode values are blocks, with no spec.)
+    const auto a = static_cast<std::size_t>(axis);
+    if (a >= x.spec.size() || x.spec[a].empty()) sizes[a] = std::get<std::int64_t>(op.attrs.at("size"));
     return {{"sizes", sizes}, {"axis", axis}};
   }
 
