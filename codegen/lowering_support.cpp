@@ -64,12 +64,17 @@ ValueId emit_partial_sum_reduction(Function& out, ValueId current, const AxisLis
   for (std::size_t d = 0; d < target.size(); ++d) {
     const AxisList& t = target[d];
     const AxisList& n = from.spec[d];
-    if (t.size() != n.size() + partial.size() || !std::equal(n.begin(), n.end(), t.begin())) continue;
-    AxisList added(t.begin() + static_cast<std::ptrdiff_t>(n.size()), t.end());
+    // The target splits the dimension further: first over the partial axes (in any order), then
+    // perhaps over others, which the caller's reshard adds from the scattered blocks (out=[(Y,X)]
+    // of a partial over Y: scatter over Y, then a local split over X, a quarter of the traffic
+    // of an all-reduce then a slice).
+    if (t.size() < n.size() + partial.size() || !std::equal(n.begin(), n.end(), t.begin())) continue;
+    const auto scattered_end = t.begin() + static_cast<std::ptrdiff_t>(n.size() + partial.size());
+    AxisList added(t.begin() + static_cast<std::ptrdiff_t>(n.size()), scattered_end);
     AxisList sorted_added = added;
     std::sort(sorted_added.begin(), sorted_added.end());
     if (sorted_added != sorted_partial) continue;
-    after[d] = t;
+    after[d] = AxisList(t.begin(), scattered_end);
     attrs = {{"axes", added}, {"dim", static_cast<std::int64_t>(d)}, {"tiled", true}};
     kind = OpKind::psum_scatter;
     break;
