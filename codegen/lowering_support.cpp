@@ -58,26 +58,48 @@ ValueId emit_partial_sum_reduction(Function& out, ValueId current, const AxisLis
   const std::vector<AxisList> target = out.values[static_cast<std::size_t>(result)].spec;
   AxisList sorted_partial = partial;
   std::sort(sorted_partial.begin(), sorted_partial.end());
+  auto in = [](const AxisList& list, int axis) { return std::find(list.begin(), list.end(), axis) != list.end(); };
+  // An axis the partial blocks may be split by locally first: unused by them and not summed.
+  auto free_to_split = [&](int axis) {
+    if (in(partial, axis) || in(from.unreduced, axis)) return false;
+    return std::none_of(from.spec.begin(), from.spec.end(), [&](const AxisList& dim) { return in(dim, axis); });
+  };
   std::vector<AxisList> after = from.spec;
   Attrs attrs = axes_attrs(partial);
   OpKind kind = OpKind::psum;
-  for (std::size_t d = 0; d < target.size(); ++d) {
+  ValueId source = current;
+  // A reduce-scatter when the target splits one dimension further by the partial axes (in any
+  // order), perhaps after other axes, which a local split of the partial blocks adds first
+  // (every device of a reduce-scatter group takes the same piece), and perhaps before others,
+  // which the caller's reshard adds after it. out=[(Y, X)] or [(X, Y)] of a product partial
+  // over Y: scatter over Y and split by X locally, a quarter of an all-reduce's traffic.
+  for (std::size_t d = 0; d < target.size() && kind == OpKind::psum; ++d) {
     const AxisList& t = target[d];
     const AxisList& n = from.spec[d];
-    // The target splits the dimension further: first over the partial axes (in any order), then
-    // perhaps over others, which the caller's reshard adds from the scattered blocks (out=[(Y,X)]
-    // of a partial over Y: scatter over Y, then a local split over X, a quarter of the traffic
-    // of an all-reduce then a slice).
     if (t.size() < n.size() + partial.size() || !std::equal(n.begin(), n.end(), t.begin())) continue;
-    const auto scattered_end = t.begin() + static_cast<std::ptrdiff_t>(n.size() + partial.size());
-    AxisList added(t.begin() + static_cast<std::ptrdiff_t>(n.size()), scattered_end);
-    AxisList sorted_added = added;
-    std::sort(sorted_added.begin(), sorted_added.end());
-    if (sorted_added != sorted_partial) continue;
-    after[d] = AxisList(t.begin(), scattered_end);
-    attrs = {{"axes", added}, {"dim", static_cast<std::int64_t>(d)}, {"tiled", true}};
-    kind = OpKind::psum_scatter;
-    break;
+    for (std::size_t first = n.size(); first + partial.size() <= t.size(); ++first) {
+      const AxisList split_first(t.begin() + static_cast<std::ptrdiff_t>(n.size()),
+                                 t.begin() + static_cast<std::ptrdiff_t>(first));
+      if (!std::all_of(split_first.begin(), split_first.end(), free_to_split)) break;
+      const auto scattered_end = t.begin() + static_cast<std::ptrdiff_t>(first + partial.size());
+      AxisList added(t.begin() + static_cast<std::ptrdiff_t>(first), scattered_end);
+      AxisList sorted_added = added;
+      std::sort(sorted_added.begin(), sorted_added.end());
+      if (sorted_added != sorted_partial) continue;
+      if (!split_first.empty()) {
+        std::vector<AxisList> pieces = from.spec;
+        pieces[d] = AxisList(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(first));
+        Value piece = with_spec(*out.mesh, from, pieces);
+        piece.name.clear();
+        source = out.add_value(piece);
+        out.body.push_back(Instr::make(OpKind::take_piece, {current}, {source},
+                                       {{"axes", split_first}, {"dim", static_cast<std::int64_t>(d)}}, range));
+      }
+      after[d] = AxisList(t.begin(), scattered_end);
+      attrs = {{"axes", added}, {"dim", static_cast<std::int64_t>(d)}, {"tiled", true}};
+      kind = OpKind::psum_scatter;
+      break;
+    }
   }
   Value reduced = with_spec(*out.mesh, from, after);
   reduced.name.clear();
@@ -89,7 +111,7 @@ ValueId emit_partial_sum_reduction(Function& out, ValueId current, const AxisLis
       after == target && reduced.unreduced == out.values[static_cast<std::size_t>(result)].unreduced
           ? result
           : out.add_value(reduced);
-  out.body.push_back(Instr::make(kind, {current}, {next}, attrs, range));
+  out.body.push_back(Instr::make(kind, {source}, {next}, attrs, range));
   return next;
 }
 

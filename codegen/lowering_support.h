@@ -33,7 +33,8 @@ Attrs axes_attrs(const AxisList& axes);
 
 // Finishes the partial sums over `partial` that `current`'s blocks hold (an einsum's contracted
 // axes, a pending sum's): one reduce-scatter when `result`'s sharding splits one dimension of
-// `current`'s further by those axes (in any order) before any other, else an all-reduce. Returns the reduced value,
+// `current`'s further by those axes (in any order; after other axes, which a local split adds
+// first), else an all-reduce. Returns the reduced value,
 // still pending over any other axes `current` is; that is `result` itself when its sharding is
 // `result`'s, and a new value the caller reshards to `result` otherwise.
 ValueId emit_partial_sum_reduction(Function& out, ValueId current, const AxisList& partial, ValueId result,
