@@ -69,6 +69,7 @@ void InProcessCommunicator::begin_call(std::span<const int> devices, std::atomic
     channels_[d].aborted = aborted;
     channels_[d].call_devices = devices;
     channels_[d].started = 0;
+    ++channels_[d].call;
   }
 }
 
@@ -184,7 +185,7 @@ Ticket InProcessCommunicator::start(int device, const Group& group, const Collec
   }
   mine.open = true;
   publish(mine, &Slot::ready, tag);
-  return Ticket{tag};
+  return Ticket{tag, ch.call};
 }
 
 bool InProcessCommunicator::returns_early(const Group& group, const CollectiveOp& op) const {
@@ -227,6 +228,9 @@ void InProcessCommunicator::check_peers_match(int device, const Group& group, st
 }
 
 void InProcessCommunicator::finish(int device, Ticket ticket) {
+  if (ticket.call != channels_[device].call)
+    throw ArgumentError("wait() on a collective started in an earlier call of the runtime: a Pending must be waited "
+                        "for in the call that started it");
   const std::uint32_t tag = ticket.sequence;
   Slot& mine = peer_slot(device, tag);
   SHARD_ASSERT(mine.open, "finish of a collective that was not started");
@@ -264,12 +268,18 @@ void InProcessCommunicator::finish(int device, Ticket ticket) {
 }
 
 void InProcessCommunicator::cancel(int device, Ticket ticket) noexcept {
+  if (ticket.call != channels_[device].call) return;  // its call is over, and the operation with it
   Slot& mine = peer_slot(device, ticket.sequence);
   if (!mine.open) return;
   Channel& ch = channels_[device];
   ch.aborted->store(true, std::memory_order_seq_cst);
   abort_call(ch.call_devices);
   release(device, *mine.group, ticket.sequence);
+}
+
+int InProcessCommunicator::unfinished(int device) const noexcept {
+  const Channel& ch = channels_[device];
+  return static_cast<int>(std::count_if(ch.slots.begin(), ch.slots.end(), [](const Slot& s) { return s.open; }));
 }
 
 void InProcessCommunicator::release(int device, const Group& group, std::uint32_t tag) noexcept {

@@ -57,6 +57,7 @@ class InProcessCommunicator final : public Communicator {
   Ticket start(int device, const Group& group, const CollectiveOp& op) override;
   void finish(int device, Ticket ticket) override;
   void cancel(int device, Ticket ticket) noexcept override;
+  int unfinished(int device) const noexcept override;
   void begin_call(std::span<const int> devices, std::atomic<bool>* aborted) override;
   void abort_call(std::span<const int> devices) noexcept override;
   void leave_call(int device) noexcept override;
@@ -97,6 +98,7 @@ class InProcessCommunicator final : public Communicator {
   struct alignas(64) Channel {
     std::array<Slot, kSlots> slots;
     std::uint32_t started = 0;  // operations started in this call (owner only)
+    std::uint32_t call = 0;     // calls begun on this device, the current one included
     std::atomic<bool>* aborted = nullptr;
     std::span<const int> call_devices;
   };

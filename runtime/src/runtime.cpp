@@ -248,6 +248,11 @@ void Runtime::worker_loop(Worker& w) {
     try {
       w.device.begin_call(*call.mesh);
       call.fn(call.ctx, w.device);
+      // Its peers may still read the inputs of what it started: the call cannot end well.
+      if (const int open = comm_->unfinished(w.device.id()); open > 0)
+        throw ArgumentError("device " + std::to_string(w.device.id()) + " returned from the call with " +
+                            std::to_string(open) + " started collective(s) not waited for: wait() every Pending " +
+                            "in the call that started it");
     } catch (const CallAborted&) {
       // Another device failed first; it reported the error.
     } catch (const std::exception& e) {

@@ -426,5 +426,53 @@ TEST(RuntimeFailure, AbandonedAsyncCollectiveDoesNotHang) {
                DeviceError);
 }
 
+// A Pending kept past the call that started it: the call fails (its peers may still read the
+// input), and a wait() in a later call is an ArgumentError, not an internal assertion, nor a
+// cancellation of that call's own operation in the same slot. (Found by a probing helper: the
+// first call returned normally, the second aborted the process.)
+TEST(RuntimeFailure, APendingKeptPastItsCallIsAnError) {
+  Runtime rt{2};
+  const Mesh m({{"x", 2}});
+  std::vector<Pending> kept(2);
+  std::vector<Tensor> inputs(2);
+  try {
+    rt.run(m, [&](Device& dev) {
+      inputs[dev.id()] = Tensor(DType::f32, {1 << 14});
+      kept[dev.id()] = start_psum(dev, inputs[dev.id()], "x");
+    });
+    FAIL() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(e.message().find("started collective(s) not waited for"), std::string::npos) << e.message();
+  }
+  try {
+    rt.run(m, [&](Device& dev) {
+      Tensor y(DType::f32, {4});
+      Pending fresh = start_psum(dev, y, "x");
+      kept[dev.id()] = Pending();  // the stale ticket is dropped: nothing of this call is cancelled
+      EXPECT_EQ(fresh.wait().numel(), 4);
+    });
+  } catch (const DeviceError& e) {
+    FAIL() << e.message();
+  }
+  std::vector<Pending> stale(2);
+  EXPECT_NO_THROW(rt.run(m, [&](Device& dev) {
+    stale[dev.id()] = start_psum(dev, inputs[dev.id()], "x");
+    stale[dev.id()].wait();
+  }));
+  // One started in the first call, waited in the second.
+  try {
+    rt.run(m, [&](Device& dev) { kept[dev.id()] = start_psum(dev, inputs[dev.id()], "x"); });
+  } catch (const DeviceError&) {
+  }
+  try {
+    rt.run(m, [&](Device& dev) { kept[dev.id()].wait(); });
+    FAIL() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(e.message().find("started in an earlier call"), std::string::npos) << e.message();
+  }
+  kept.clear();
+  EXPECT_NO_THROW(rt.run(m, [](Device& dev) { psum(dev, Tensor(DType::f32, {8}), "x"); }));
+}
+
 }  // namespace
 }  // namespace shard

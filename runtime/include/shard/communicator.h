@@ -80,9 +80,11 @@ struct CollectiveOp {
   std::span<const BoxCopy> sends;
 };
 
-// An operation started and not yet finished, as the implementation numbers it.
+// An operation started and not yet finished, as the implementation numbers it, and the call of
+// the Runtime it belongs to (a Pending kept past its call must not finish another's operation).
 struct Ticket {
   std::uint32_t sequence = 0;
+  std::uint32_t call = 0;
 };
 
 // Thrown inside the devices of a call after another device failed; the Runtime reports the
@@ -98,12 +100,16 @@ class Communicator {
   // matching operations in the same order.
   virtual Ticket start(int device, const Group& group, const CollectiveOp& op) = 0;
   // Completes the operation: its output is written. Throws CallAborted if the call is aborted,
-  // ShapeError/ArgumentError when the members' operations do not match.
+  // ShapeError/ArgumentError when the members' operations do not match or the ticket is from
+  // an earlier call.
   virtual void finish(int device, Ticket ticket) = 0;
   // Abandons a started operation (stack unwinding, or a Pending dropped without wait): aborts
   // the call, since the peers cannot complete the operation without this device, and returns
-  // once no peer can still read this device's buffers. Never throws.
+  // once no peer can still read this device's buffers. Never throws; nothing for a ticket of an
+  // earlier call.
   virtual void cancel(int device, Ticket ticket) noexcept = 0;
+  // How many operations `device` has started in this call and neither finished nor cancelled.
+  virtual int unfinished(int device) const noexcept = 0;
 
   // Hooks of the Runtime around one call on `devices`. `aborted` is the call's failure flag.
   virtual void begin_call(std::span<const int> devices, std::atomic<bool>* aborted) = 0;
