@@ -176,6 +176,12 @@ Ticket InProcessCommunicator::start(int device, const Group& group, const Collec
   mine.dtype = op.input ? op.input->dtype() : DType::f32;
   mine.numel = op.input ? op.input->numel() : 0;
   if (op.input) mine.shape.assign(op.input->shape().begin(), op.input->shape().end());
+  mine.reduce = op.reduce;
+  mine.out_shape.clear();
+  if (op.output) mine.out_shape.assign(op.output->shape().begin(), op.output->shape().end());
+  mine.outer = op.outer;
+  mine.split_axis = op.split_axis;
+  mine.concat_axis = op.concat_axis;
   mine.early = returns_early(group, op);
   mine.input = op.input ? op.input->bytes() : nullptr;
   if (mine.early && op.input && op.input->nbytes() > 0) {
@@ -212,12 +218,39 @@ void InProcessCommunicator::check_peers_match(int device, const Group& group, st
   auto input_type = [](const Slot& s) {
     return s.kind == CollectiveKind::barrier ? std::string("nothing") : std::string(dtype_name(s.dtype)) + shape_string(s.shape);
   };
+  // What the members must agree on besides kind, group and input: a psum against a pmax, or
+  // all_gathers along different axes, would otherwise mix their results.
+  auto same_parameters = [](const Slot& a, const Slot& b) {
+    switch (a.kind) {
+      case CollectiveKind::all_reduce: return a.reduce == b.reduce;
+      case CollectiveKind::all_gather: return a.outer == b.outer && a.out_shape == b.out_shape;
+      case CollectiveKind::reduce_scatter:
+        return a.reduce == b.reduce && a.outer == b.outer && a.out_shape == b.out_shape;
+      case CollectiveKind::all_to_all:
+        return a.split_axis == b.split_axis && a.concat_axis == b.concat_axis && a.out_shape == b.out_shape;
+      default: return true;  // permute, reshard: their own checks; ragged, barrier: nothing more
+    }
+  };
+  auto describe = [&](const Slot& s) {
+    std::string d = std::string(collective_name(s.kind));
+    if (s.kind == CollectiveKind::all_reduce || s.kind == CollectiveKind::reduce_scatter)
+      d += s.reduce == ReduceOp::sum ? " (sum)" : s.reduce == ReduceOp::max ? " (max)" : " (min)";
+    if (s.kind == CollectiveKind::all_gather || s.kind == CollectiveKind::reduce_scatter ||
+        s.kind == CollectiveKind::all_to_all)
+      d += " to " + shape_string(s.out_shape);
+    return d;
+  };
   for (int r = 0; r < group.size(); ++r) {
     const Slot& peer = peer_slot(group.members[r], tag);
     const bool same_group = peer.group->members == group.members;
     const bool same_kind = peer.kind == mine.kind;
     const bool same_input = mine.kind == CollectiveKind::barrier || mine.kind == CollectiveKind::ragged_all_to_all ||
-                            (peer.dtype == mine.dtype && peer.numel == mine.numel);
+                            (peer.dtype == mine.dtype && peer.numel == mine.numel && peer.shape == mine.shape);
+    if (same_group && same_kind && same_input && !same_parameters(mine, peer))
+      throw ArgumentError("devices " + std::to_string(device) + " and " + std::to_string(group.members[r]) +
+                          " reached different collectives at the same point: " + describe(mine) + " over " +
+                          group.axes + " of " + input_type(mine) + " and " + describe(peer) + " over " +
+                          peer.group->axes + " of " + input_type(peer));
     if (!same_group || !same_kind || !same_input)
       throw ArgumentError("devices " + std::to_string(device) + " and " + std::to_string(group.members[r]) +
                           " reached different collectives at the same point: " + std::string(collective_name(mine.kind)) +

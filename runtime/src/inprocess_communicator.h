@@ -85,7 +85,14 @@ class InProcessCommunicator final : public Communicator {
     CollectiveKind kind = CollectiveKind::barrier;
     DType dtype = DType::f32;
     std::int64_t numel = 0;
-    Shape shape;  // of the input, for the message when peers disagree
+    Shape shape;  // of the input
+    // What else every member must describe alike (per kind: check_peers_match): the reduction,
+    // and the output's shape with the split of all_gather / reduce_scatter / all_to_all.
+    ReduceOp reduce = ReduceOp::sum;
+    Shape out_shape;
+    std::int64_t outer = 1;
+    int split_axis = 0;
+    int concat_axis = 0;
     const std::byte* input = nullptr;
     bool early = false;  // finish returns without waiting for the peers (all of them agree)
     bool open = false;   // started and not yet finished or cancelled (owner only)

@@ -1,13 +1,15 @@
 // The Runtime: persistent device threads, serialised and concurrent calls, failure propagation.
 #include <gtest/gtest.h>
+
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
-#include <optional>
 #include <cstdlib>
+#include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -312,6 +314,38 @@ TEST(RuntimeFailure, MismatchedCollectivesAreAnErrorNotAHang) {
 // a call there is refused at once (it used to wait for them forever), and the Runtime can be
 // destroyed. The child reports by its exit status; alarm() turns a hang into a failure. (It
 // starts no thread: ThreadSanitizer refuses threads after a multithreaded fork.)
+// Devices that disagree on more than kind, group, dtype and size: the reduction, the input's
+// shape, the gathered axis. Each mixed the two operations' results without a word (a psum on
+// one device and a pmax on the other summed half the elements and maxed the rest; found by a
+// probing helper). Large and small inputs: the small ones return early from staged copies.
+TEST(RuntimeFailure, CollectivesThatDifferInTheirParametersAreAnError) {
+  Runtime rt{2};
+  const Mesh m({{"x", 2}});
+  for (std::int64_t rows : {std::int64_t{4}, std::int64_t{4096}}) {
+    auto expect_mismatch = [&](const std::function<void(Device&, const Tensor&)>& body) {
+      try {
+        rt.run(m, [&](Device& dev) {
+          Tensor x(DType::f32, {rows, 6});
+          body(dev, x);
+        });
+        ADD_FAILURE() << "expected DeviceError (rows " << rows << ")";
+      } catch (const DeviceError& e) {
+        EXPECT_NE(e.message().find("reached different collectives at the same point"), std::string::npos)
+            << e.message();
+      }
+    };
+    expect_mismatch([](Device& dev, const Tensor& x) { dev.id() == 0 ? psum(dev, x, "x") : pmax(dev, x, "x"); });
+    expect_mismatch([](Device& dev, const Tensor& x) {
+      all_gather(dev, x, "x", dev.id() == 0 ? 0 : 1, /*tiled=*/true);
+    });
+    expect_mismatch([](Device& dev, const Tensor& x) { all_gather(dev, x, "x", 0, /*tiled=*/dev.id() == 0); });
+    expect_mismatch([rows](Device& dev, const Tensor& x) {
+      psum(dev, dev.id() == 0 ? x : Tensor(DType::f32, {6, rows}), "x");
+    });
+  }
+  EXPECT_NO_THROW(rt.run(m, [](Device& dev) { psum(dev, Tensor(DType::f32, {8}), "x"); }));
+}
+
 TEST(RuntimeFailure, AForkedChildIsRefusedNotHung) {
   auto rt = std::make_unique<Runtime>(4);
   const Mesh mesh({{"i", 4}});
