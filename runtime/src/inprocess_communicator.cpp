@@ -246,17 +246,11 @@ void InProcessCommunicator::check_peers_match(int device, const Group& group, st
     const bool same_kind = peer.kind == mine.kind;
     const bool same_input = mine.kind == CollectiveKind::barrier || mine.kind == CollectiveKind::ragged_all_to_all ||
                             (peer.dtype == mine.dtype && peer.numel == mine.numel && peer.shape == mine.shape);
-    if (same_group && same_kind && same_input && !same_parameters(mine, peer))
+    if (!same_group || !same_kind || !same_input || !same_parameters(mine, peer))
       throw ArgumentError("devices " + std::to_string(device) + " and " + std::to_string(group.members[r]) +
                           " reached different collectives at the same point: " + describe(mine) + " over " +
                           group.axes + " of " + input_type(mine) + " and " + describe(peer) + " over " +
                           peer.group->axes + " of " + input_type(peer));
-    if (!same_group || !same_kind || !same_input)
-      throw ArgumentError("devices " + std::to_string(device) + " and " + std::to_string(group.members[r]) +
-                          " reached different collectives at the same point: " + std::string(collective_name(mine.kind)) +
-                          " over " + group.axes + " of " + input_type(mine) + " and " +
-                          std::string(collective_name(peer.kind)) + " over " + peer.group->axes + " of " +
-                          input_type(peer));
   }
 }
 
