@@ -174,7 +174,7 @@ Ticket InProcessCommunicator::start(int device, const Group& group, const Collec
   mine.group = &group;
   mine.kind = op.kind;
   mine.dtype = op.input ? op.input->dtype() : DType::f32;
-  mine.numel = op.input ? op.input->numel() : 0;
+  mine.shape.clear();
   if (op.input) mine.shape.assign(op.input->shape().begin(), op.input->shape().end());
   mine.reduce = op.reduce;
   mine.out_shape.clear();
@@ -245,7 +245,7 @@ void InProcessCommunicator::check_peers_match(int device, const Group& group, st
     const bool same_group = peer.group->members == group.members;
     const bool same_kind = peer.kind == mine.kind;
     const bool same_input = mine.kind == CollectiveKind::barrier || mine.kind == CollectiveKind::ragged_all_to_all ||
-                            (peer.dtype == mine.dtype && peer.numel == mine.numel && peer.shape == mine.shape);
+                            (peer.dtype == mine.dtype && peer.shape == mine.shape);
     if (!same_group || !same_kind || !same_input || !same_parameters(mine, peer))
       throw ArgumentError("devices " + std::to_string(device) + " and " + std::to_string(group.members[r]) +
                           " reached different collectives at the same point: " + describe(mine) + " over " +

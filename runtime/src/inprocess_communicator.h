@@ -84,7 +84,6 @@ class InProcessCommunicator final : public Communicator {
     // (the caller's tensor, or `staging` for an early-returning operation).
     CollectiveKind kind = CollectiveKind::barrier;
     DType dtype = DType::f32;
-    std::int64_t numel = 0;
     Shape shape;  // of the input
     // What else every member must describe alike (per kind: check_peers_match): the reduction,
     // and the output's shape with the split of all_gather / reduce_scatter / all_to_all.
