@@ -239,7 +239,7 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
   }
   Type r = make_array(dt.dtype, std::move(dims), mesh);
   // JAX lowers einsum, @ and matmul to dot_general, whose sharding rule reports this.
-  if (auto e = check_result_axes(r, "dot_general", ops)) return *e;
+  if (auto e = check_result_axes(r, "dot_general", ops, /*out_can_fix=*/!sums_pending)) return *e;
   return r;
 }
 
@@ -309,13 +309,7 @@ Result<Type> unreduced_einsum_op(std::string_view text, const std::vector<Type>&
   // The result's sharding is the one the operands give its dimensions: einsum's batch rule and
   // its illegal-result check, with the same wording as without unreduced=.
   auto r = einsum_op(text, ops, std::nullopt, /*sums_pending=*/true);
-  if (!r) {
-    RuleError e = r.error();
-    const std::string other_out = ", or give the result's sharding with out=";  // not with unreduced=
-    for (std::string& note : e.notes)
-      if (auto at = note.find(other_out); at != std::string::npos) note.erase(at, other_out.size());
-    return e;
-  }
+  if (!r) return r;
   std::vector<AxisList> natural;
   for (const Dim& d : r->dims) natural.push_back(d.axes);
   if (out && *out != natural)

@@ -30,7 +30,7 @@ Result<EinsumSpec> parse_einsum(std::string_view text);
 
 // `out` is the out= sharding, one axis list per result dimension, when given. With
 // `sums_pending` (unreduced=), contracted dimensions sharded on both operands leave a pending sum
-// instead of an ambiguous result.
+// instead of an ambiguous result, and an illegal result's note does not offer out=.
 Result<Type> einsum_op(std::string_view text, const std::vector<Type>& operands,
                        const std::optional<std::vector<AxisList>>& out, bool sums_pending = false);
 

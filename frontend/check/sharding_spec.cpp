@@ -46,7 +46,8 @@ std::optional<RuleError> validate_global(const Type& t, std::string_view what) {
   return std::nullopt;
 }
 
-std::optional<RuleError> check_result_axes(const Type& result, std::string_view op, const std::vector<Type>& inputs) {
+std::optional<RuleError> check_result_axes(const Type& result, std::string_view op, const std::vector<Type>& inputs,
+                                           bool out_can_fix) {
   AxisSet seen = 0;
   for (const Dim& d : result.dims) {
     for (int a : d.axes) {
@@ -60,8 +61,7 @@ std::optional<RuleError> check_result_axes(const Type& result, std::string_view 
                                       " produces an illegally sharded result: " + to_string(result),
                                   {"mesh axis '" + result.mesh->axis_names.at(a) +
                                    "' would split two dimensions of the result; reshard an operand first" +
-                                   // only einsum, @ and matmul (dot_general) take out=
-                                   (op == "dot_general" ? ", or give the result's sharding with out=" : "")}));
+                                   (out_can_fix ? ", or give the result's sharding with out=" : "")}));
       }
       seen |= bit;
     }

@@ -17,8 +17,10 @@ std::int64_t axes_product(const Mesh& mesh, const AxisList& axes);
 std::optional<RuleError> validate_global(const Type& t, std::string_view what);
 
 // A result computed by a rule must not use one mesh axis twice (JAX:
-// "... produces an illegally sharded result"). `op` names the op, `inputs` its operands.
-std::optional<RuleError> check_result_axes(const Type& result, std::string_view op, const std::vector<Type>& inputs);
+// "... produces an illegally sharded result"). `op` names the op, `inputs` its operands;
+// `out_can_fix`: the note also suggests out= (einsum, @ and matmul without unreduced=).
+std::optional<RuleError> check_result_axes(const Type& result, std::string_view op, const std::vector<Type>& inputs,
+                                           bool out_can_fix = false);
 
 // The per-device block of a global type, varying over every axis its dims name.
 Type block_type(const Type& global);
