@@ -232,7 +232,7 @@ std::string CppEmitter::reshard_call(const Function& f, const std::string& prefi
 std::string collective_call(const std::string& prefix, const std::string& kind, const std::string& x,
                             const std::string& axes_text, const Instr& instr) {
   std::string head = prefix + kind + "(dev, " + x + ", " + axes_text;
-  if (kind == "psum" || kind == "pmean" || kind == "pmax" || kind == "pmin") return head + ")";
+  if (kind == "psum" || kind == "pmean" || kind == "pmax" || kind == "pmin" || kind == "pprod") return head + ")";
   if (kind == "all_gather" || kind == "all_gather_invariant")
     return head + ", " + std::to_string(instr.int_attr("axis")) + ", " + (instr.bool_attr("tiled") ? "true" : "false") + ")";
   if (kind == "psum_scatter")
@@ -580,6 +580,7 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
     case OpKind::pmean:
     case OpKind::pmax:
     case OpKind::pmin:
+    case OpKind::pprod:
     case OpKind::all_gather:
     case OpKind::all_gather_invariant:
     case OpKind::psum_scatter:

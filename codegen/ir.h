@@ -72,6 +72,7 @@ using ValueId = int;
   X(pmean, collective)                                                                          \
   X(pmax, collective)                                                                           \
   X(pmin, collective)                                                                           \
+  X(pprod, collective)           /* only from explicit mode's prod: no such JAX collective */   \
   X(all_gather, collective)      /* axes, axis, tiled */                                        \
   X(all_gather_invariant, collective)                                                           \
   X(psum_scatter, collective)    /* axes, dim, tiled */                                         \

@@ -13,6 +13,7 @@ OpKind all_reduce_for(const std::string& fn) {
   if (fn == "max") return OpKind::pmax;
   if (fn == "min") return OpKind::pmin;
   if (fn == "mean") return OpKind::pmean;
+  if (fn == "prod") return OpKind::pprod;
   SHARDC_ASSERT(false, "reduction '" + fn + "' over a sharded dimension reached lower_reductions");
   return OpKind::psum;
 }
@@ -35,11 +36,13 @@ void lower_reduce(Function& out, const InstrPtr& instr) {
   const ValueId result = instr->output();
   Value partial = out.values[static_cast<std::size_t>(result)];
   partial.name.clear();
-  // jnp.sum and jnp.mean of bf16/f16 compute in f32 and round once at the end, so the
-  // devices' partial results cross the collective in f32 (the sum of [60000, 60000, -60000,
-  // -60000] in f16 over 2 devices is 0, not inf - inf); max and min are exact in any dtype.
+  // jnp.sum, jnp.mean and jnp.prod of bf16/f16 compute in f32 and round once at the end, so
+  // the devices' partial results cross the collective in f32 (the sum of [60000, 60000,
+  // -60000, -60000] in f16 over 2 devices is 0, not inf - inf); max and min are exact in any
+  // dtype.
   const std::string& fn = instr->string_attr("fn");
-  const bool widen = (fn == "sum" || fn == "mean") && (partial.dtype == DType::bf16 || partial.dtype == DType::f16);
+  const bool widen = (fn == "sum" || fn == "mean" || fn == "prod") &&
+                     (partial.dtype == DType::bf16 || partial.dtype == DType::f16);
   if (widen) partial.dtype = DType::f32;
   const ValueId local = out.add_value(partial);
   out.body.push_back(Instr::make(OpKind::reduce, instr->inputs(), {local}, instr->attrs(), instr->range()));

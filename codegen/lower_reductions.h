@@ -6,7 +6,7 @@
 // becomes
 //   %2 = reduce(%0) {fn=sum, axes=[0]}                       f32[2] partial over X
 //   %1 = psum(%2) {axes=X}                                   f32[4@Y]
-// sum -> psum, max -> pmax, min -> pmin, mean -> pmean (blocks are equal in size, so the
+// sum -> psum, max -> pmax, min -> pmin, prod -> pprod, mean -> pmean (blocks are equal in size, so the
 // mean of the block means is the mean). Reductions of replicated dimensions stay local.
 #pragma once
 

@@ -118,7 +118,7 @@ class SpmdLowering {
     if (n == "dynamic_index") return sharded(x, 0);
     if (n == "stack" || n == "top_k") return false;
     if (n == "roll" || n == "softmax" || n == "concat") return sharded(x, attr_int("axis"));
-    if (n == "reduce_prod" || n == "reduce_argmax" || n == "reduce_argmin") {
+    if (n == "reduce_argmax" || n == "reduce_argmin") {
       for (auto d : std::get<std::vector<std::int64_t>>(op.attrs.at("axes")))
         if (sharded(x, d)) return true;
       return std::get<std::vector<std::int64_t>>(op.attrs.at("axes")).empty() && any_sharded(x);
@@ -145,7 +145,7 @@ class SpmdLowering {
   }
 
   // The dimensions an op that works along some axes of one operand needs whole (softmax and
-  // roll along `axis`, prod/argmax/argmin over `axes`, the dimensions a slice cuts across
+  // roll along `axis`, argmax/argmin over `axes`, the dimensions a slice cuts across
   // blocks); every other dimension keeps its blocks,
   // so only the axes of these are gathered. nullopt: the op needs its operands replicated.
   std::optional<std::vector<std::int64_t>> whole_dims(const check::Op& op) const {
@@ -155,7 +155,7 @@ class SpmdLowering {
     if (op.inputs.size() != 1 || op.outputs.size() != 1) return std::nullopt;
     if (n == "roll" || n == "softmax") return std::vector<std::int64_t>{std::get<std::int64_t>(op.attrs.at("axis"))};
     if (n == "slice") return slice_dims_across_blocks(op);
-    if (n == "reduce_prod" || n == "reduce_argmax" || n == "reduce_argmin") {
+    if (n == "reduce_argmax" || n == "reduce_argmin") {
       const auto& axes = std::get<std::vector<std::int64_t>>(op.attrs.at("axes"));
       if (!axes.empty()) return axes;
     }

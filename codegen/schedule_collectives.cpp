@@ -13,6 +13,7 @@ bool has_async_form(OpKind kind) {
     case OpKind::pmean:
     case OpKind::pmax:
     case OpKind::pmin:
+    case OpKind::pprod:
     case OpKind::all_gather:
     case OpKind::psum_scatter:
     case OpKind::ppermute:

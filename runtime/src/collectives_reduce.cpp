@@ -1,4 +1,4 @@
-// psum, pmean, pmax, pmin: all_reduce over the group.
+// psum, pmean, pmax, pmin, pprod: all_reduce over the group.
 #include "collective_plan.h"
 #include "shard/errors.h"
 
@@ -12,8 +12,10 @@ detail::Plan reduce_plan(Device& dev, const Tensor& x, const Axes& axes, ReduceO
   plan.op.kind = CollectiveKind::all_reduce;
   plan.op.reduce = reduce;
   plan.result_shape = x.shape();
-  // psum of bool counts in int32 (JAX); bool max/min stay bool (or/and).
-  plan.wire_dtype = (x.dtype() == DType::boolean && reduce == ReduceOp::sum) ? DType::i32 : x.dtype();
+  // psum of bool counts in int32 (JAX), and pprod multiplies in int32 as jnp.prod does; bool
+  // max/min stay bool (or/and).
+  const bool counts = reduce == ReduceOp::sum || reduce == ReduceOp::prod;
+  plan.wire_dtype = (x.dtype() == DType::boolean && counts) ? DType::i32 : x.dtype();
   plan.result_dtype = plan.wire_dtype;
   if (mean) {
     plan.mean = true;
@@ -52,6 +54,14 @@ void pmin(Device& dev, const Tensor& x, const Axes& axes, Tensor& out) {
   auto plan = reduce_plan(dev, x, axes, ReduceOp::min, false);
   detail::run_plan_into(dev, x, plan, out, "pmin");
 }
+Tensor pprod(Device& dev, const Tensor& x, const Axes& axes) {
+  auto plan = reduce_plan(dev, x, axes, ReduceOp::prod, false);
+  return detail::run_plan(dev, x, plan);
+}
+void pprod(Device& dev, const Tensor& x, const Axes& axes, Tensor& out) {
+  auto plan = reduce_plan(dev, x, axes, ReduceOp::prod, false);
+  detail::run_plan_into(dev, x, plan, out, "pprod");
+}
 Pending start_psum(Device& dev, const Tensor& x, const Axes& axes) {
   return detail::start_plan(dev, x, reduce_plan(dev, x, axes, ReduceOp::sum, false));
 }
@@ -63,6 +73,9 @@ Pending start_pmax(Device& dev, const Tensor& x, const Axes& axes) {
 }
 Pending start_pmin(Device& dev, const Tensor& x, const Axes& axes) {
   return detail::start_plan(dev, x, reduce_plan(dev, x, axes, ReduceOp::min, false));
+}
+Pending start_pprod(Device& dev, const Tensor& x, const Axes& axes) {
+  return detail::start_plan(dev, x, reduce_plan(dev, x, axes, ReduceOp::prod, false));
 }
 
 }  // namespace shard

@@ -234,7 +234,10 @@ void InProcessCommunicator::check_peers_match(int device, const Group& group, st
   auto describe = [&](const Slot& s) {
     std::string d = std::string(collective_name(s.kind));
     if (s.kind == CollectiveKind::all_reduce || s.kind == CollectiveKind::reduce_scatter)
-      d += s.reduce == ReduceOp::sum ? " (sum)" : s.reduce == ReduceOp::max ? " (max)" : " (min)";
+      d += s.reduce == ReduceOp::sum   ? " (sum)"
+           : s.reduce == ReduceOp::max ? " (max)"
+           : s.reduce == ReduceOp::min ? " (min)"
+                                       : " (prod)";
     if (s.kind == CollectiveKind::all_gather || s.kind == CollectiveKind::reduce_scatter ||
         s.kind == CollectiveKind::all_to_all)
       d += " to " + shape_string(s.out_shape);

@@ -30,12 +30,14 @@ inline Acc combine(ReduceOp op, Acc a, Acc b) {
       case ReduceOp::sum: return a + b;
       case ReduceOp::max: return (a > b || a != a) ? a : b;
       case ReduceOp::min: return (a < b || a != a) ? a : b;
+      case ReduceOp::prod: return a * b;
     }
   } else {
     switch (op) {
       case ReduceOp::sum: return a + b;  // unsigned: wraps
       case ReduceOp::max: return a > b ? a : b;
       case ReduceOp::min: return a < b ? a : b;
+      case ReduceOp::prod: return a * b;  // unsigned: wraps
     }
   }
   return a;
@@ -86,6 +88,7 @@ void reduce_typed(ReduceOp op, const std::byte* const* inputs, int n, std::byte*
       case ReduceOp::sum: accumulate<T, Acc, ReduceOp::sum>(acc, source, n, len, load); break;
       case ReduceOp::max: accumulate<T, Acc, ReduceOp::max>(acc, source, n, len, load); break;
       case ReduceOp::min: accumulate<T, Acc, ReduceOp::min>(acc, source, n, len, load); break;
+      case ReduceOp::prod: accumulate<T, Acc, ReduceOp::prod>(acc, source, n, len, load); break;
     }
     T* dst = reinterpret_cast<T*>(out) + base;
     const std::size_t bytes = static_cast<std::size_t>(len) * sizeof(T);
@@ -109,12 +112,13 @@ void reduce_same(ReduceOp op, const std::byte* const* inputs, int n, std::byte* 
   reduce_typed<T, T>(op, inputs, n, out, count, streaming, [](T v) { return v; }, [](T v) { return v; });
 }
 
-// Signed integers: sums wrap, so add as unsigned; max/min compare signed.
+// Signed integers: sums and products wrap, so they are computed unsigned (the low bits of a
+// product do not depend on signedness); max/min compare signed.
 template <class S>
 void reduce_integer(ReduceOp op, const std::byte* const* inputs, int n, std::byte* out, std::int64_t count,
                     bool streaming) {
   using U = std::make_unsigned_t<S>;
-  if (op == ReduceOp::sum)
+  if (op == ReduceOp::sum || op == ReduceOp::prod)
     reduce_same<U>(op, inputs, n, out, count, streaming);
   else
     reduce_same<S>(op, inputs, n, out, count, streaming);
@@ -139,7 +143,8 @@ void reduce_elements(DType dtype, ReduceOp op, const std::byte* const* inputs, i
     case DType::i32: return reduce_integer<std::int32_t>(op, inputs, n, out, count, streaming);
     case DType::i64: return reduce_integer<std::int64_t>(op, inputs, n, out, count, streaming);
     case DType::boolean:
-      SHARD_ASSERT(op != ReduceOp::sum, "bool sums must be converted to int32 before reducing");
+      SHARD_ASSERT(op != ReduceOp::sum && op != ReduceOp::prod,
+                   "bool sums and products must be converted to int32 before reducing");
       // max = or, min = and on 0/1 bytes.
       return reduce_same<std::uint8_t>(op, inputs, n, out, count, streaming);
   }

@@ -1,7 +1,7 @@
-// Elementwise reduction of n equally long arrays, the arithmetic of psum/pmax/pmin and
+// Elementwise reduction of n equally long arrays, the arithmetic of psum/pmax/pmin/pprod and
 // psum_scatter. Inputs are combined in rank order (0, 1, ..., n-1) so every device, and the
 // reference, get bit-identical results. bf16/f16 accumulate in f32 and round once at the end;
-// integers wrap modulo 2^bits (computed in unsigned types); floating max/min propagate NaN as
+// integer sums and products wrap modulo 2^bits (computed in unsigned types); floating max/min propagate NaN as
 // XLA does; bool max/min are or/and.
 #pragma once
 
@@ -15,7 +15,7 @@ namespace shard::detail {
 
 // out[i] = op(inputs[0][i], ..., inputs[n-1][i]) for i in [0, count). `out` may alias inputs[k]
 // only when every input pointer is the same array position (it is read before it is written).
-// Bool sums are not handled here (psum of bool counts in int32: the caller converts first).
+// Bool sums and products are not handled here (they count in int32: the caller converts first).
 // `streaming`: write `out` with non-temporal stores (for outputs too large to stay in cache; the
 // stores are fenced before this returns).
 void reduce_elements(DType dtype, ReduceOp op, const std::byte* const* inputs, int n, std::byte* out,

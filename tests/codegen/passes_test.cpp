@@ -135,6 +135,20 @@ TEST(LowerReductions, ReducingAShardedDimAllReduces) {
   EXPECT_EQ(count(k, "start:psum"), 1);
 }
 
+// prod over a sharded dimension multiplies the blocks' products across the devices (JAX: an
+// all-reduce with a multiply), as sum does with psum; it used to gather the whole dimension.
+TEST(LowerReductions, AProductOverAShardedDimAllReducesWithAMultiply) {
+  auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16@Y]) -> f32[16@Y] on g { return prod(a, axis=0); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "reduce", "start:pprod", "wait:pprod"}));
+  EXPECT_EQ(l.module->find("f")->body[2]->axes_attr("axes"), (AxisList{0}));
+  // bf16: the partial products cross in f32 and are rounded once.
+  auto b = lower(std::string(kMesh) + "func f(a: bf16[8@X, 16@Y]) -> bf16[] on g { return prod(a); }");
+  ASSERT_TRUE(b.module) << b.errors;
+  EXPECT_EQ(kinds(*b.module, "f"),
+            (std::vector<std::string>{"param", "reduce", "start:pprod", "wait:pprod", "convert"}));
+}
+
 TEST(LowerReductions, ReducingAReplicatedDimStaysLocal) {
   auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16]) -> f32[8@X] on g { return max(a, axis=1); }");
   ASSERT_TRUE(l.module) << l.errors;

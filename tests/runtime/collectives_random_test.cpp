@@ -57,7 +57,7 @@ Tensor random_tensor(std::mt19937& rng, DType t, const Shape& shape) {
   return x;
 }
 
-enum class Op { psum, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all };
+enum class Op { psum, pmax, pmin, all_gather, psum_scatter, ppermute, all_to_all, pprod };
 
 struct Trial {
   Op op;
@@ -80,7 +80,7 @@ Shape random_shape(std::mt19937& rng, int rank, int dim, int n, bool exact, bool
 
 Trial random_trial(std::mt19937& rng, const NaiveMesh& m) {
   Trial t;
-  t.op = static_cast<Op>(rng() % 7);
+  t.op = static_cast<Op>(rng() % 8);
   static const DType dtypes[] = {DType::f32, DType::bf16, DType::f16, DType::i32, DType::i64, DType::boolean};
   t.dtype = dtypes[rng() % 6];
   t.axes = random_axes(rng, m);
@@ -91,6 +91,7 @@ Trial random_trial(std::mt19937& rng, const NaiveMesh& m) {
     case Op::psum:
     case Op::pmax:
     case Op::pmin:
+    case Op::pprod:
     case Op::ppermute: {
       t.shape = random_shape(rng, rng() % 4, -1, n, false, large);
       if (t.op == Op::ppermute) {
@@ -134,6 +135,7 @@ Tensor naive_result(const Trial& t, const NaiveMesh& m, const std::vector<Tensor
     case Op::psum: return naive_reduce(ins, NaiveReduce::sum);
     case Op::pmax: return naive_reduce(ins, NaiveReduce::max);
     case Op::pmin: return naive_reduce(ins, NaiveReduce::min);
+    case Op::pprod: return naive_reduce(ins, NaiveReduce::prod);
     case Op::all_gather: return naive_all_gather(ins, t.axis, t.tiled);
     case Op::psum_scatter: return naive_psum_scatter(ins, r, t.axis, t.tiled);
     case Op::all_to_all: return naive_all_to_all(ins, r, t.split, t.concat, t.tiled);
@@ -153,6 +155,7 @@ Tensor run_op(Device& dev, const Trial& t, const Tensor& x, int form) {
       case Op::psum: p = start_psum(dev, x, axes); break;
       case Op::pmax: p = start_pmax(dev, x, axes); break;
       case Op::pmin: p = start_pmin(dev, x, axes); break;
+      case Op::pprod: p = start_pprod(dev, x, axes); break;
       case Op::all_gather: p = start_all_gather(dev, x, axes, t.axis, t.tiled); break;
       case Op::psum_scatter: p = start_psum_scatter(dev, x, axes, t.axis, t.tiled); break;
       case Op::ppermute: p = start_ppermute(dev, x, axes, t.perm); break;
@@ -164,6 +167,7 @@ Tensor run_op(Device& dev, const Trial& t, const Tensor& x, int form) {
     case Op::psum: return psum(dev, x, axes);
     case Op::pmax: return pmax(dev, x, axes);
     case Op::pmin: return pmin(dev, x, axes);
+    case Op::pprod: return pprod(dev, x, axes);
     case Op::all_gather: return all_gather(dev, x, axes, t.axis, t.tiled);
     case Op::psum_scatter: return psum_scatter(dev, x, axes, t.axis, t.tiled);
     case Op::ppermute: return ppermute(dev, x, axes, t.perm);
@@ -173,7 +177,7 @@ Tensor run_op(Device& dev, const Trial& t, const Tensor& x, int form) {
 }
 
 std::string describe(const Trial& t, const Mesh& mesh) {
-  static const char* ops[] = {"psum", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all"};
+  static const char* ops[] = {"psum", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "all_to_all", "pprod"};
   std::string s = std::string(ops[static_cast<int>(t.op)]) + " over " + Axes(t.axes).to_string() + " of mesh " +
                   mesh.to_string() + " on " + std::string(dtype_name(t.dtype)) + shape_string(t.shape) +
                   " axis=" + std::to_string(t.axis) + " split=" + std::to_string(t.split) +
@@ -250,6 +254,7 @@ TEST(CollectivesRandom, LargeOutputsMatchNaiveReference) {
       {Op::psum, DType::bf16, {5, 419433}, 0, 0, 0, false},
       {Op::pmax, DType::f32, {1048579}, 0, 0, 0, false},
       {Op::pmin, DType::i32, {1048581}, 0, 0, 0, false},
+      {Op::pprod, DType::f16, {2097169}, 0, 0, 0, false},
       {Op::psum, DType::i32, {7, 149797}, 0, 0, 0, false},
       {Op::psum_scatter, DType::f32, {2, 3, 349527}, 0, 0, 0, true},
       {Op::all_gather, DType::boolean, {2097169}, 0, 0, 0, false},
@@ -271,6 +276,7 @@ TEST(CollectivesRandom, OutputsSplitOverTheTeamMatchNaiveReference) {
   const LargeCase cases[] = {
       {Op::psum, DType::f32, {3, 116509}, 0, 0, 0, false},
       {Op::pmax, DType::i32, {393241}, 0, 0, 0, false},
+      {Op::pprod, DType::i64, {131101}, 0, 0, 0, false},
       {Op::psum, DType::f32, {1048579}, 0, 0, 0, false},  // 4 MiB: streaming stores on every thread
       {Op::psum_scatter, DType::f32, {2, 4, 32771}, 1, 0, 0, true},
       {Op::all_gather, DType::f32, {3, 43691}, 1, 0, 0, true},

@@ -81,7 +81,7 @@ inline void copy_element(const Tensor& from, std::int64_t i, Tensor& to, std::in
   std::memcpy(to.bytes() + j * e, from.bytes() + i * e, e);
 }
 
-enum class NaiveReduce { sum, max, min };
+enum class NaiveReduce { sum, max, min, prod };
 
 // Element i of the reduction over `ins` (rank order), in JAX's dtype rules; writes into out[j].
 inline void reduce_element(const std::vector<const Tensor*>& ins, std::int64_t i, NaiveReduce op, Tensor& out,
@@ -92,6 +92,7 @@ inline void reduce_element(const std::vector<const Tensor*>& ins, std::int64_t i
     for (std::size_t k = 1; k < ins.size(); ++k) {
       const float v = load(*ins[k], i);
       if (op == NaiveReduce::sum) acc = acc + v;
+      else if (op == NaiveReduce::prod) acc = acc * v;
       else if (op == NaiveReduce::max) acc = (std::isnan(acc) || acc > v) ? acc : v;
       else acc = (std::isnan(acc) || acc < v) ? acc : v;
     }
@@ -113,14 +114,17 @@ inline void reduce_element(const std::vector<const Tensor*>& ins, std::int64_t i
       auto load = [&](const Tensor& x) { return wide ? x.as<std::int64_t>()[i] : x.as<std::int32_t>()[i]; };
       std::int64_t acc = load(*ins[0]);
       std::uint64_t usum = static_cast<std::uint64_t>(acc);
+      std::uint64_t uprod = static_cast<std::uint64_t>(acc);
       for (std::size_t k = 1; k < ins.size(); ++k) {
         const std::int64_t v = load(*ins[k]);
         usum += static_cast<std::uint64_t>(v);
+        uprod *= static_cast<std::uint64_t>(v);
         acc = op == NaiveReduce::max ? std::max(acc, v) : std::min(acc, v);
       }
-      if (op == NaiveReduce::sum) {
-        if (wide) out.as<std::int64_t>()[j] = static_cast<std::int64_t>(usum);
-        else out.as<std::int32_t>()[j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(usum));
+      if (op == NaiveReduce::sum || op == NaiveReduce::prod) {  // both wrap: the low bits of the 64-bit result
+        const std::uint64_t r = op == NaiveReduce::sum ? usum : uprod;
+        if (wide) out.as<std::int64_t>()[j] = static_cast<std::int64_t>(r);
+        else out.as<std::int32_t>()[j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(r));
       } else {
         if (wide) out.as<std::int64_t>()[j] = acc;
         else out.as<std::int32_t>()[j] = static_cast<std::int32_t>(acc);
@@ -136,6 +140,7 @@ inline void reduce_element(const std::vector<const Tensor*>& ins, std::int64_t i
         all &= v;
       }
       if (op == NaiveReduce::sum) out.as<std::int32_t>()[j] = count;
+      else if (op == NaiveReduce::prod) out.as<std::int32_t>()[j] = all;
       else out.as<std::uint8_t>()[j] = static_cast<std::uint8_t>(op == NaiveReduce::max ? any : all);
       return;
     }
@@ -143,7 +148,7 @@ inline void reduce_element(const std::vector<const Tensor*>& ins, std::int64_t i
 }
 
 inline DType reduce_result_dtype(DType t, NaiveReduce op) {
-  return t == DType::boolean && op == NaiveReduce::sum ? DType::i32 : t;
+  return t == DType::boolean && (op == NaiveReduce::sum || op == NaiveReduce::prod) ? DType::i32 : t;
 }
 
 inline Tensor naive_reduce(const std::vector<const Tensor*>& ins, NaiveReduce op) {

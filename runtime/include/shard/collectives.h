@@ -67,6 +67,12 @@ Pending start_psum(Device& dev, const Tensor& x, const Axes& axes);
 Pending start_pmean(Device& dev, const Tensor& x, const Axes& axes);
 Pending start_pmax(Device& dev, const Tensor& x, const Axes& axes);
 Pending start_pmin(Device& dev, const Tensor& x, const Axes& axes);
+// pprod is not one of JAX's collectives: it is the all-reduce that explicit mode's prod over a
+// sharded dimension needs (XLA's all-reduce with a multiply). Integers wrap as psum's do, bool
+// multiplies in int32, bf16/f16 multiply in f32 and round once.
+Tensor pprod(Device& dev, const Tensor& x, const Axes& axes);
+void pprod(Device& dev, const Tensor& x, const Axes& axes, Tensor& out);
+Pending start_pprod(Device& dev, const Tensor& x, const Axes& axes);
 
 // ---- all_gather ------------------------------------------------------------------------------
 // Untiled: a new dimension of size n at `axis` (0..rank), chunks in rank order. Tiled: the

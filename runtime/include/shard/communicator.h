@@ -18,7 +18,9 @@
 
 namespace shard {
 
-enum class ReduceOp : std::uint8_t { sum, max, min };
+// prod is not a JAX collective: it is the all-reduce of explicit mode's prod over a sharded
+// dimension (XLA's all-reduce takes any computation).
+enum class ReduceOp : std::uint8_t { sum, max, min, prod };
 
 // Bytes per device (the larger of a collective's input and output) from which the in-process
 // communicator splits the collective's copies and reductions over the device's OpenMP team
