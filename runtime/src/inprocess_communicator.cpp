@@ -32,6 +32,20 @@ std::string_view collective_name(CollectiveKind kind) {
 namespace shard::detail {
 
 namespace {
+
+// The pairs as a set (members may list them in different orders): a sum of a mixing function
+// of each pair, and their count.
+std::uint64_t pairs_digest(std::span<const std::pair<int, int>> pairs) {
+  std::uint64_t h = pairs.size();
+  for (const auto& [source, destination] : pairs) {
+    std::uint64_t z = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(source)) << 32) |
+                      static_cast<std::uint32_t>(destination);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;  // splitmix64's finaliser
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    h += z ^ (z >> 31);
+  }
+  return h;
+}
 constexpr std::uint32_t kAbort = 0x80000000u;     // the call was aborted
 constexpr std::uint32_t kDeparted = 0x40000000u;  // the owner's part of the call has returned
 constexpr std::uint32_t kTag = 0x3FFFFFFFu;
@@ -182,6 +196,7 @@ Ticket InProcessCommunicator::start(int device, const Group& group, const Collec
   mine.outer = op.outer;
   mine.split_axis = op.split_axis;
   mine.concat_axis = op.concat_axis;
+  mine.pairs_digest = op.kind == CollectiveKind::permute ? pairs_digest(op.perm) : 0;
   mine.early = returns_early(group, op);
   mine.input = op.input ? op.input->bytes() : nullptr;
   if (mine.early && op.input && op.input->nbytes() > 0) {
@@ -228,7 +243,8 @@ void InProcessCommunicator::check_peers_match(int device, const Group& group, st
         return a.reduce == b.reduce && a.outer == b.outer && a.out_shape == b.out_shape;
       case CollectiveKind::all_to_all:
         return a.split_axis == b.split_axis && a.concat_axis == b.concat_axis && a.out_shape == b.out_shape;
-      default: return true;  // permute, reshard: their own checks; ragged, barrier: nothing more
+      case CollectiveKind::permute: return a.pairs_digest == b.pairs_digest;
+      default: return true;  // reshard: its own checks; ragged, barrier: nothing more
     }
   };
   auto describe = [&](const Slot& s) {
@@ -253,7 +269,10 @@ void InProcessCommunicator::check_peers_match(int device, const Group& group, st
       throw ArgumentError("devices " + std::to_string(device) + " and " + std::to_string(group.members[r]) +
                           " reached different collectives at the same point: " + describe(mine) + " over " +
                           group.axes + " of " + input_type(mine) + " and " + describe(peer) + " over " +
-                          peer.group->axes + " of " + input_type(peer));
+                          peer.group->axes + " of " + input_type(peer) +
+                          (same_kind && mine.kind == CollectiveKind::permute && peer.pairs_digest != mine.pairs_digest
+                               ? " with different (source, destination) pairs"
+                               : ""));
   }
 }
 

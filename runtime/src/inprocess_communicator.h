@@ -92,6 +92,9 @@ class InProcessCommunicator final : public Communicator {
     std::int64_t outer = 1;
     int split_axis = 0;
     int concat_axis = 0;
+    // A permute's (source, destination) pairs, folded into one number: members that disagree
+    // would read inputs their sources never meant to send.
+    std::uint64_t pairs_digest = 0;
     const std::byte* input = nullptr;
     bool early = false;  // finish returns without waiting for the peers (all of them agree)
     bool open = false;   // started and not yet finished or cancelled (owner only)

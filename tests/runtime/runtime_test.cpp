@@ -342,7 +342,31 @@ TEST(RuntimeFailure, CollectivesThatDifferInTheirParametersAreAnError) {
     expect_mismatch([rows](Device& dev, const Tensor& x) {
       psum(dev, dev.id() == 0 ? x : Tensor(DType::f32, {6, rows}), "x");
     });
+    // Device 0 sends to 1, device 1 thinks nobody sends: device 1 would have read device 0's
+    // input all the same.
+    expect_mismatch([](Device& dev, const Tensor& x) {
+      const Permutation forward{{0, 1}};
+      const Permutation nobody{};
+      ppermute(dev, x, "x", dev.id() == 0 ? forward : nobody);
+    });
+    expect_mismatch([](Device& dev, const Tensor& x) {
+      const Permutation swap{{0, 1}, {1, 0}};
+      const Permutation stay{{0, 0}, {1, 1}};
+      ppermute(dev, x, "x", dev.id() == 0 ? swap : stay);
+    });
   }
+  try {
+    rt.run(m, [](Device& dev) {
+      ppermute(dev, Tensor(DType::f32, {4}), "x", dev.id() == 0 ? Permutation{{0, 1}} : Permutation{{1, 0}});
+    });
+    ADD_FAILURE() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(e.message().find("with different (source, destination) pairs"), std::string::npos) << e.message();
+  }
+  // The same pairs, listed in any order, are one permute.
+  EXPECT_NO_THROW(rt.run(m, [](Device& dev) {
+    ppermute(dev, Tensor(DType::f32, {4}), "x", dev.id() == 0 ? Permutation{{0, 1}, {1, 0}} : Permutation{{1, 0}, {0, 1}});
+  }));
   EXPECT_NO_THROW(rt.run(m, [](Device& dev) { psum(dev, Tensor(DType::f32, {8}), "x"); }));
 }
 
