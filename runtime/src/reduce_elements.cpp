@@ -28,8 +28,9 @@ inline Acc combine(ReduceOp op, Acc a, Acc b) {
   if constexpr (std::is_floating_point_v<Acc>) {
     switch (op) {
       case ReduceOp::sum: return a + b;
-      case ReduceOp::max: return (a > b || a != a) ? a : b;
-      case ReduceOp::min: return (a < b || a != a) ? a : b;
+      // NaN wins; of equal values (-0 and +0) the earlier rank's, as XLA's all-reduce keeps.
+      case ReduceOp::max: return (a < b || b != b) ? b : a;
+      case ReduceOp::min: return (b < a || b != b) ? b : a;
       case ReduceOp::prod: return a * b;
     }
   } else {
@@ -49,7 +50,12 @@ template <class T, class Acc, ReduceOp Op, class Source, class Load>
 inline void accumulate(Acc* acc, Source&& source, int n, std::int64_t len, Load load) {
   const T* a = source(0);
   const T* b = source(1);
-  for (std::int64_t i = 0; i < len; ++i) acc[i] = combine<Acc>(Op, load(a[i]), load(b[i]));
+  if constexpr (Op == ReduceOp::sum && std::is_floating_point_v<Acc>) {
+    // A sum starts from +0, as XLA's all-reduce does: sources that are all -0 sum to +0.
+    for (std::int64_t i = 0; i < len; ++i) acc[i] = (Acc(0) + load(a[i])) + load(b[i]);
+  } else {
+    for (std::int64_t i = 0; i < len; ++i) acc[i] = combine<Acc>(Op, load(a[i]), load(b[i]));
+  }
   int k = 2;
   for (; k + 3 < n; k += 4) {
     const T* s = source(k);
@@ -124,12 +130,26 @@ void reduce_integer(ReduceOp op, const std::byte* const* inputs, int n, std::byt
     reduce_same<S>(op, inputs, n, out, count, streaming);
 }
 
+// x = 0 + x for floats: -0 becomes +0, nothing else changes.
+void positive_zeros(DType dtype, std::byte* data, std::int64_t count) {
+  if (dtype == DType::f32) {
+    auto* v = reinterpret_cast<std::uint32_t*>(data);
+    for (std::int64_t i = 0; i < count; ++i)
+      if (v[i] == 0x80000000u) v[i] = 0;
+  } else if (dtype == DType::bf16 || dtype == DType::f16) {
+    auto* v = reinterpret_cast<std::uint16_t*>(data);
+    for (std::int64_t i = 0; i < count; ++i)
+      if (v[i] == 0x8000u) v[i] = 0;
+  }
+}
+
 }  // namespace
 
 void reduce_elements(DType dtype, ReduceOp op, const std::byte* const* inputs, int n, std::byte* out,
                      std::int64_t count, bool streaming) {
   if (n == 1) {
     if (out != inputs[0]) std::memmove(out, inputs[0], static_cast<std::size_t>(count) * dtype_size(dtype));
+    if (op == ReduceOp::sum) positive_zeros(dtype, out, count);  // 0 + -0 is +0
     return;
   }
   switch (dtype) {

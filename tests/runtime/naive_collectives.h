@@ -88,13 +88,15 @@ inline void reduce_element(const std::vector<const Tensor*>& ins, std::int64_t i
                            std::int64_t j) {
   const DType t = ins[0]->dtype();
   auto fold_float = [&](auto load) {
-    float acc = load(*ins[0], i);
+    // A sum starts from +0 (XLA's all-reduce); max/min keep the first of equal values and the
+    // first NaN.
+    float acc = op == NaiveReduce::sum ? 0.0f + load(*ins[0], i) : load(*ins[0], i);
     for (std::size_t k = 1; k < ins.size(); ++k) {
       const float v = load(*ins[k], i);
       if (op == NaiveReduce::sum) acc = acc + v;
       else if (op == NaiveReduce::prod) acc = acc * v;
-      else if (op == NaiveReduce::max) acc = (std::isnan(acc) || acc > v) ? acc : v;
-      else acc = (std::isnan(acc) || acc < v) ? acc : v;
+      else if (op == NaiveReduce::max) acc = (std::isnan(acc) || !(v > acc || std::isnan(v))) ? acc : v;
+      else acc = (std::isnan(acc) || !(v < acc || std::isnan(v))) ? acc : v;
     }
     return acc;
   };
