@@ -239,28 +239,32 @@ std::string partition_spec(const Mesh& m, const std::vector<Dim>& dims) {
   return s + ")";
 }
 
-std::string quoted_axis_set(const Mesh& m, AxisSet set) {
+// A set of axes as JAX prints it in this message: names in mesh order joined by commas, {X,Y}.
+std::string axis_set(const Mesh& m, AxisSet set) {
   std::string s;
   for (std::size_t a = 0; a < m.axis_names.size(); ++a)
-    if (set & (AxisSet{1} << a)) s += (s.empty() ? "'" : ", '") + m.axis_names[a] + "'";
+    if (set & (AxisSet{1} << a)) s += (s.empty() ? "" : ",") + m.axis_names[a];
   return "{" + s + "}";
 }
 
-// JAX's two wordings (jax.shard_map's replication check): an out spec naming no axis, and one
-// naming some.
+// JAX's two wordings (jax.shard_map's replication check), chosen as JAX chooses them: by how
+// many mesh axes the out spec leaves unmentioned (one, or more), not by how many of those the
+// value varies over.
 std::string jax_vma_message(const Mesh& m, const Type& out, AxisSet extra, AxisSet varying) {
   const std::string spec = partition_spec(m, out.dims);
-  if (out.sharded_axes() == 0 && (extra & (extra - 1)) == 0) {
+  const AxisSet all = m.axis_names.size() >= 8 * sizeof(AxisSet) ? ~AxisSet{0} : (AxisSet{1} << m.axis_names.size()) - 1;
+  const AxisSet unmentioned = all & ~out.sharded_axes();
+  if ((unmentioned & (unmentioned - 1)) == 0) {
     std::string axis;
     for (std::size_t a = 0; a < m.axis_names.size(); ++a)
-      if (extra & (AxisSet{1} << a)) axis = m.axis_names[a];
+      if (unmentioned & (AxisSet{1} << a)) axis = m.axis_names[a];
     return "out_specs is " + spec +
            " which implies that the corresponding output value is replicated across mesh axis '" + axis +
            "', but could not infer replication over any axes";
   }
-  return "out_specs is " + spec +
-         " which implies that the corresponding output value is only varying across mesh axes " + quoted_axis_set(m, out.sharded_axes()) + " and not " + quoted_axis_set(m, extra) +
-         ", but it was inferred to be possibly varying over " + quoted_axis_set(m, varying);
+  return "out_specs is " + spec + " which implies that the corresponding output value is only varying across mesh axes " +
+         axis_set(m, out.sharded_axes()) + " and not " + axis_set(m, extra) +
+         ", but it was inferred to be possibly varying over " + axis_set(m, varying);
 }
 
 }  // namespace
