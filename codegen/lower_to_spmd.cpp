@@ -152,6 +152,20 @@ class SpmdLowering {
     const std::string& n = op.name;
     // concat's operands share one sharding (the checker's rule): each is gathered along `axis`.
     if (n == "concat") return std::vector<std::int64_t>{std::get<std::int64_t>(op.attrs.at("axis"))};
+    // dynamic_slice and dynamic_update_slice: the sharded dimensions whose window (the slice's,
+    // the update's) covers only part of the dimension; a window as large as a sharded dimension
+    // is each device's block.
+    if (n == "dynamic_slice" || n == "dynamic_update_slice") {
+      const Value& x = val(op.inputs[0]);
+      std::vector<std::int64_t> window = x.global_shape;
+      if (n == "dynamic_update_slice") window = val(op.inputs[1]).global_shape;
+      else if (op.attrs.count("sizes")) window = std::get<std::vector<std::int64_t>>(op.attrs.at("sizes"));
+      else window[static_cast<std::size_t>(std::get<std::int64_t>(op.attrs.at("axis")))] = std::get<std::int64_t>(op.attrs.at("size"));
+      std::vector<std::int64_t> dims;
+      for (std::size_t d = 0; d < window.size() && d < x.spec.size(); ++d)
+        if (!x.spec[d].empty() && window[d] != x.global_shape[d]) dims.push_back(static_cast<std::int64_t>(d));
+      return dims;
+    }
     if (op.inputs.size() != 1 || op.outputs.size() != 1) return std::nullopt;
     if (n == "roll" || n == "softmax") return std::vector<std::int64_t>{std::get<std::int64_t>(op.attrs.at("axis"))};
     if (n == "slice") return slice_dims_across_blocks(op);
@@ -166,7 +180,9 @@ class SpmdLowering {
   // slice drops its indexed dimensions; a reduction drops the reduced dimensions (keeps them, of size 1 and unsplit, with keepdims).
   std::vector<AxisList> result_spec_for(const check::Op& op, const std::vector<AxisList>& in,
                                         const std::vector<std::int64_t>& whole) const {
-    if (op.name == "roll" || op.name == "softmax" || op.name == "concat") return in;
+    if (op.name == "roll" || op.name == "softmax" || op.name == "concat" || op.name == "dynamic_slice" ||
+        op.name == "dynamic_update_slice")
+      return in;
     if (op.name == "slice") {  // indexed dimensions go; the others keep their (block-cut) specs
       const auto& squeezed = std::get<std::vector<std::int64_t>>(op.attrs.at("squeezed"));
       std::vector<AxisList> out;
@@ -195,7 +211,13 @@ class SpmdLowering {
     if (whole) {
       std::vector<AxisList> in_spec = val(op.inputs[0]).spec;
       for (std::int64_t d : *whole) in_spec.at(static_cast<std::size_t>(d)).clear();
-      for (ValueId in : op.inputs) inputs.push_back(emit_reshard(f_, in, in_spec, op.range));
+      // The operands laid out alike (a dynamic_update_slice's update has its operand's
+      // sharding); the scalar starts of the dynamic ops pass as they are.
+      const std::size_t laid_out = op.name == "dynamic_slice"          ? 1
+                                   : op.name == "dynamic_update_slice" ? 2
+                                                                       : op.inputs.size();
+      for (std::size_t i = 0; i < op.inputs.size(); ++i)
+        inputs.push_back(i < laid_out ? emit_reshard(f_, op.inputs[i], in_spec, op.range) : op.inputs[i]);
       natural_out = result_spec_for(op, in_spec, *whole);
     } else {
       for (ValueId in : op.inputs) {

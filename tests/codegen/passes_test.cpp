@@ -199,6 +199,22 @@ TEST(LowerToSpmd, WorkingAlongAShardedDimGathersOnlyThatDim) {
                                                              "alias"}));
 }
 
+// A dynamic window cutting the X-sharded rows gathers the rows only: the Y blocks, which the
+// window spans whole, stay where they are.
+TEST(LowerToSpmd, ADynamicWindowGathersOnlyTheDimsItCuts) {
+  auto l = lower(std::string(kMesh) +
+                 "func f(s: i32[], a: f32[8@X, 16@Y], u: f32[4@X, 16@Y]) -> (f32[4@X, 16@Y], f32[8@X, 16@Y]) on g {\n"
+                 "  return (dynamic_slice(a, s, 4, axis=0), dynamic_update_slice(a, u, (s, 0)));\n}");
+  ASSERT_TRUE(l.module) << l.errors;
+  auto k = kinds(*l.module, "f");
+  EXPECT_EQ(count(k, "start:all_gather"), 2);  // a's rows (once, for both) and u's
+  EXPECT_EQ(count(k, "start:reshard_exchange"), 0);
+  for (const InstrPtr& i : l.module->find("f")->body)
+    if (i->kind() == OpKind::start) {
+      EXPECT_EQ(i->axes_attr("axes"), (AxisList{0}));
+    }
+}
+
 TEST(LowerReshards, MovingAnAxisBetweenDimsIsOneAllToAll) {
   auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16]) -> f32[8, 16@X] on g { return reshard(a, [None, X]); }");
   ASSERT_TRUE(l.module) << l.errors;
