@@ -4,6 +4,7 @@
 #include <ostream>
 #include <set>
 
+#include "codegen/drop_size_one_axes.h"
 #include "codegen/lower_einsums.h"
 #include "codegen/lower_reductions.h"
 #include "codegen/lower_reshards.h"
@@ -38,6 +39,7 @@ std::optional<Module> lower_module(std::shared_ptr<const check::CheckedModule> c
       {"lower_einsums", lower_einsums},
       {"lower_reductions", lower_reductions},
       {"lower_reshards", lower_reshards},
+      {"drop_size_one_axes", drop_size_one_axes},
       {"merge_repeated_communication", merge_repeated_communication},
       {"schedule_collectives", schedule_collectives},
   };

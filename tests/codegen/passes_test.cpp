@@ -149,6 +149,19 @@ TEST(LowerReductions, AProductOverAShardedDimAllReducesWithAMultiply) {
             (std::vector<std::string>{"param", "reduce", "start:pprod", "wait:pprod", "convert"}));
 }
 
+// Size-1 mesh axes split nothing: a reduction over a dimension sharded on Z alone needs no
+// collective, and on (Z, Y) a psum over Y.
+TEST(DropSizeOneAxes, AllReducesSkipAxesOfSizeOne) {
+  const std::string mesh = "mesh m = [X: 2, Z: 1, Y: 2];\n";
+  auto l = lower(mesh + "func f(a: f32[4@Z, 8@X]) -> f32[1, 8@X] on m { return sum(a, axis=0, keepdims=true); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "reduce", "alias"}));
+  auto k = lower(mesh + "func f(a: f32[4@(Z, Y), 8@X]) -> f32[8@X] on m { return max(a, axis=0); }");
+  ASSERT_TRUE(k.module) << k.errors;
+  EXPECT_EQ(kinds(*k.module, "f"), (std::vector<std::string>{"param", "reduce", "start:pmax", "wait:pmax"}));
+  EXPECT_EQ(k.module->find("f")->body[2]->axes_attr("axes"), (AxisList{2}));
+}
+
 TEST(LowerReductions, ReducingAReplicatedDimStaysLocal) {
   auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16]) -> f32[8@X] on g { return max(a, axis=1); }");
   ASSERT_TRUE(l.module) << l.errors;
