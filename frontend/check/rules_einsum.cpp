@@ -252,6 +252,11 @@ Result<Type> unreduced_einsum_op(std::string_view text, const std::vector<Type>&
   for (std::size_t i = 0; shapes_ok && i < ops.size(); ++i)
     shapes_ok = ops[i].kind == TypeKind::array && !ops[i].local &&
                 static_cast<int>(spec.inputs[i].size()) == ops[i].rank();
+  // A letter's size must agree across the operands before its shardings mean anything.
+  std::map<char, std::int64_t> letter_size;
+  for (std::size_t i = 0; shapes_ok && i < ops.size(); ++i)
+    for (std::size_t k = 0; shapes_ok && k < spec.inputs[i].size(); ++k)
+      shapes_ok = letter_size.emplace(spec.inputs[i][k], ops[i].dims[k].size).first->second == ops[i].dims[k].size;
   if (!shapes_ok) return einsum_op(text, ops, out);  // its error
   const Mesh* mesh = ops[0].mesh;
   auto spec_of = [&](std::size_t op, const std::string& letters) {
