@@ -150,7 +150,7 @@ Blocks ppermute(const Blocks& blocks, const std::vector<std::pair<std::int64_t, 
       throw EvalError("ppermute pair (" + std::to_string(s) + ", " + std::to_string(d) + ") outside a group of " +
                       std::to_string(n));
     if (!sources.insert(s).second || !destinations.insert(d).second)
-      throw EvalError("ppermute sources and destinations must be unique, got [" + pairs + "]");
+      throw EvalError("ppermute sources and destinations must be unique, got (" + pairs + (perm.size() == 1 ? ",)." : ")."));
   }
   Blocks out(blocks.size(), HostTensor::zeros(blocks.front().dtype, blocks.front().shape));
   for (auto [s, d] : perm) out[d] = blocks[s];

@@ -156,11 +156,16 @@ Result<Type> ppermute_op(const Type& x, const AxisList& axes,
                         "ppermute pair (" + std::to_string(s) + ", " + std::to_string(d) +
                             ") names a device outside 0.." + std::to_string(n - 1) + " of " + names(*x.mesh, axes),
                         {}, 2);
-    if (!src.insert(s).second || !dst.insert(d).second)
+    if (!src.insert(s).second || !dst.insert(d).second) {
+      // JAX prints the whole perm, as the tuple of pairs it binds.
+      std::string pairs;
+      for (auto [ps, pd] : perm) pairs += (pairs.empty() ? "(" : ", (") + std::to_string(ps) + ", " + std::to_string(pd) + ")";
       return rule_error(ErrorClass::bad_argument,
-                        "ppermute sources and destinations must be unique, got a repeated pair entry (" +
-                            std::to_string(s) + ", " + std::to_string(d) + ")",
-                        {"each device sends at most one block and receives at most one"}, 2);
+                        "ppermute sources and destinations must be unique, got (" + pairs + (perm.size() == 1 ? ",)." : ")."),
+                        {"each device sends at most one block and receives at most one; (" + std::to_string(s) + ", " +
+                         std::to_string(d) + ") repeats a source or a destination"},
+                        2);
+    }
   }
   Type r = x;
   r.varying |= to_set(axes);

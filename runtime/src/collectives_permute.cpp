@@ -8,11 +8,12 @@ namespace shard {
 
 namespace {
 
+// As JAX prints the perm it binds: a tuple of pairs, ((0, 1), (1, 0)).
 std::string perm_string(std::span<const std::pair<int, int>> perm) {
-  std::string s = "[";
+  std::string s = "(";
   for (std::size_t i = 0; i < perm.size(); ++i)
     s += (i ? ", (" : "(") + std::to_string(perm[i].first) + ", " + std::to_string(perm[i].second) + ")";
-  return s + "]";
+  return s + (perm.size() == 1 ? ",)" : ")");
 }
 
 detail::Plan permute_plan(Device& dev, const Tensor& x, const Axes& axes, std::span<const std::pair<int, int>> perm) {

@@ -73,7 +73,7 @@ TEST(Collectives, Ppermute) {
     ppermute(worked(), {{0, 1}, {1, 1}});
     FAIL() << "expected an error";
   } catch (const EvalError& e) {
-    EXPECT_STREQ(e.what(), "ppermute sources and destinations must be unique, got [(0, 1), (1, 1)]");
+    EXPECT_STREQ(e.what(), "ppermute sources and destinations must be unique, got ((0, 1), (1, 1)).");
   }
   EXPECT_EQ(shift_permutation(4, -1), (std::vector<std::pair<std::int64_t, std::int64_t>>{{0, 3}, {1, 0}, {2, 1}, {3, 2}}));
 }
