@@ -25,19 +25,29 @@ std::string location_prefix(const SourceManager& sources, const SourceRange& ran
 
 // The quoted source line and, under it, a caret at the start of the range and tildes to its
 // end (or to the end of the line for a range spanning several lines). Tabs in the source are
-// copied into the marker line so that the caret lines up in any tab width.
+// copied into the marker line so that the caret lines up in any tab width. The quote shows
+// one character per byte, so that the caret lines up: a byte order mark is three spaces (as
+// the lexer reads it), other control bytes are '?' (never sent to the terminal as they are).
+// A line longer than kSnippetWidth is cut to a window around the caret, marked by "...".
 void render_snippet(std::ostream& out, const SourceManager& sources, const SourceRange& range) {
+  constexpr std::size_t kSnippetWidth = 200;
   const SourceFile* file = range.valid() ? sources.find(range.file) : nullptr;
   if (!file) return;
-  std::string_view line = file->line_text(range.begin.line);
-  out << line << '\n';
-  std::size_t caret = range.begin.column - 1;
+  std::string line(file->line_text(range.begin.line));
+  if (range.begin.line == 1 && line.starts_with("\xEF\xBB\xBF")) line.replace(0, 3, "   ");
+  for (char& c : line)
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == '\x7f') c = '?';
+  const std::size_t caret = range.begin.column - 1;
   std::size_t end = range.end.line == range.begin.line && range.end.column > range.begin.column
                         ? range.end.column - 1
                         : (range.end.line > range.begin.line ? line.size() : caret + 1);
   end = std::max(end, caret + 1);
-  std::string marker;
-  for (std::size_t i = 0; i < end; ++i) {
+  const std::size_t first = line.size() > kSnippetWidth && caret > kSnippetWidth / 2 ? caret - kSnippetWidth / 2 : 0;
+  const std::size_t last = std::min(line.size(), first + kSnippetWidth);
+  const char* cut = first > 0 ? "..." : "";
+  out << cut << line.substr(first, last - first) << (last < line.size() ? "..." : "") << '\n';
+  std::string marker = cut[0] != '\0' ? "   " : "";
+  for (std::size_t i = first; i < std::min(end, std::max(last, caret + 1)); ++i) {
     char c = i < line.size() && line[i] == '\t' ? '\t' : ' ';
     if (i == caret) c = '^';
     else if (i > caret) c = '~';

@@ -9,6 +9,9 @@
 #include <map>
 #include <sstream>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "codegen/generate.h"
 #include "frontend/ast_printer.h"
 #include "frontend/check/check.h"
@@ -34,7 +37,20 @@ std::string read_at_most(std::istream& in, std::size_t max) {
 
 std::optional<std::string> read_input(const std::string& path, std::istream& in, Diagnostics& diags,
                                       std::size_t max_bytes) {
-  if (path == "-") return read_at_most(in, max_bytes + 1);
+  if (path == "-") {
+    // Standard input that is a directory, or closed, reads as nothing through the stream, which
+    // would pass for an empty module.
+    if (&in == &std::cin) {
+      struct stat st {};
+      const int failed = fstat(STDIN_FILENO, &st);
+      const int error = failed != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+      if (error != 0) {
+        diags.error({}, std::string("cannot read '<stdin>': ") + std::strerror(error));
+        return std::nullopt;
+      }
+    }
+    return read_at_most(in, max_bytes + 1);
+  }
   // A directory opens as a stream that reads nothing, which would pass for an empty module.
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {

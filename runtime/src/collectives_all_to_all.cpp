@@ -94,6 +94,11 @@ detail::Plan ragged_plan(Device& dev, const Tensor& operand, const Tensor& outpu
   read_sizes(send_sizes, n, "send_sizes", plan.ragged.data() + n);
   read_sizes(output_offsets, n, "output_offsets", plan.ragged.data() + 2 * n);
   read_sizes(recv_sizes, n, "recv_sizes", plan.ragged.data() + 3 * n);
+  for (int j = 0; j < n; ++j)
+    for (const auto& [name, first] : {std::pair{"send_sizes", n}, std::pair{"recv_sizes", 3 * n}})
+      if (plan.ragged[first + j] < 0)
+        throw ShapeError(std::string("ragged_all_to_all: ") + name + "[" + std::to_string(j) + "] is " +
+                         std::to_string(plan.ragged[first + j]) + "; sizes must be >= 0");
   for (int j = 0; j < n; ++j) {
     const std::int64_t off = plan.ragged[j], size = plan.ragged[n + j];
     if (!detail::rows_within(off, size, operand.dim(0)))

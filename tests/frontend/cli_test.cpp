@@ -159,6 +159,16 @@ TEST(Cli, AnOutputThatCannotBeWrittenIsAnError) {
       << r.output;
 }
 
+TEST(Cli, StandardInputThatCannotBeReadIsAnError) {
+  // A directory or a closed descriptor read as an empty module: exit 0, and -o wrote empty files.
+  CliRun r = run_shell(kShardc + " --check - < / 2>&1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("shardc: error: cannot read '<stdin>': Is a directory"), std::string::npos) << r.output;
+  r = run_shell(kShardc + " --check - <&- 2>&1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot read '<stdin>'"), std::string::npos) << r.output;
+}
+
 TEST(Cli, NamespacePutsTheModuleInNsModule) {
   const std::string file = write_temp("cli_good.shard", kGood);
   const std::filesystem::path out = std::filesystem::path(file).parent_path() / "out_namespace";

@@ -32,6 +32,28 @@ TEST(DiagnosticsRendering, TabsAreKeptSoTheCaretLinesUp) {
   EXPECT_EQ(diags.render(), "t.shard:1:10: error: bad\n\tlet x = $;\n\t        ^\n");
 }
 
+// The quote shows one character per byte: a byte order mark is three spaces (the lexer reads
+// it as whitespace, so the column counts it) and control bytes are '?', so that the caret lines
+// up and no escape sequence reaches the terminal.
+TEST(DiagnosticsRendering, ByteOrderMarkAndControlBytesKeepTheCaretInPlace) {
+  Diagnostics diags;
+  FileId id = diags.sources().add("b.shard", "\xEF\xBB\xBF" "const A = Z; // \x1b[31m\n");
+  const SourceFile& f = diags.sources().file(id);
+  diags.error(SourceRange{id, f.location(13), f.location(14)}, "unknown name 'Z'");
+  EXPECT_EQ(diags.render(), "b.shard:1:14: error: unknown name 'Z'\n   const A = Z; // ?[31m\n             ^\n");
+}
+
+// A long line is quoted as a window of 200 bytes around the caret.
+TEST(DiagnosticsRendering, LongLinesAreCutAroundTheCaret) {
+  Diagnostics diags;
+  const std::string line = std::string(1000, 'a') + " $ " + std::string(1000, 'b');
+  FileId id = diags.sources().add("l.shard", line + "\n");
+  const SourceFile& f = diags.sources().file(id);
+  diags.error(SourceRange{id, f.location(1001), f.location(1002)}, "bad");
+  EXPECT_EQ(diags.render(), "l.shard:1:1002: error: bad\n..." + line.substr(901, 200) + "...\n" + std::string(103, ' ') +
+                                "^\n");
+}
+
 TEST(DiagnosticsRendering, MultiLineRangeUnderlinesToEndOfFirstLine) {
   Diagnostics diags;
   FileId id = diags.sources().add("t.shard", "ab cd\nef\n");

@@ -178,6 +178,9 @@ TEST(RaggedAllToAll, OffsetsWhoseSumOverflowsAreOutOfRange) {
   };
   EXPECT_EQ(message_of(sizes(1, 1), sizes(kMax, kMax), sizes(0, 0)),
             "ragged_all_to_all: input rows [1, 1 + 9223372036854775807) for rank 0 are outside the operand's 2 rows");
+  // A negative size is named as such, not as a range outside the operand.
+  EXPECT_EQ(message_of(sizes(0, 1), sizes(1, -1), sizes(0, 1)),
+            "ragged_all_to_all: send_sizes[1] is -1; sizes must be >= 0");
   std::string out_of_range = message_of(sizes(0, 0), sizes(1, 1), sizes(kMax, kMax));
   EXPECT_NE(out_of_range.find("to rows [9223372036854775807, 9223372036854775807 + 1) of an output with 2 rows "
                               "are out of bounds"),

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <new>
 #include <sstream>
 
 #include "codegen/emit_cpp.h"
@@ -233,6 +234,10 @@ int run_command(const RunOptions& o) {
     std::vector<eval::HostTensor> inputs;
     try {
       inputs = eval::deterministic_inputs(*checked, f.name, 0);
+    } catch (const std::bad_alloc&) {
+      std::cout << f.name << ": cannot make its inputs: out of memory (see the parameter types with --emit=types)\n";
+      all_pass = false;
+      continue;
     } catch (const std::exception& e) {
       std::cout << f.name << ": cannot make its inputs: " << e.what() << "\n";
       all_pass = false;
@@ -256,7 +261,11 @@ int run_command(const RunOptions& o) {
     std::vector<eval::HostTensor> reference;
     try {
       reference = eval::evaluate(*checked, f.name, inputs);
-    } catch (const std::exception& e) {  // an EvalError, or std::bad_alloc for a huge array
+    } catch (const std::bad_alloc&) {
+      std::cout << f.name << ": the reference evaluator failed: out of memory\n";
+      all_pass = false;
+      continue;
+    } catch (const std::exception& e) {  // an EvalError
       std::cout << f.name << ": the reference evaluator failed: " << e.what() << "\n";
       all_pass = false;
       continue;
@@ -296,6 +305,11 @@ int run_command(const RunOptions& o) {
   if (stopped()) return stop_on_signal(dir, o.keep);
   if (!o.keep) fs::remove_all(dir);
   else std::cout << "generated code and driver kept in " << dir.string() << "\n";
+  std::cout.flush();
+  if (!std::cout) {  // a full disk or /dev/full: the report is lost, so the run failed
+    std::cerr << "shardc run: error: could not write the report (standard output)\n";
+    return 1;
+  }
   return all_pass ? 0 : 1;
 }
 
