@@ -142,6 +142,26 @@ HostTensor random_op(const Call& c) {
   return out;
 }
 
+// einsum; in a func, a two-operand bf16/f16 contraction rounds its devices' partial products
+// as the sharded code does (einsum_of_rounded_partials). A pending sum (unreduced=) is
+// evaluated whole: its rounding depends on what the devices do with their partials.
+HostTensor einsum_op(const Call& c) {
+  const std::string& spec = attr_string(c.op, "spec");
+  const DType result = c.out_dtype();
+  const Type& out = c.out_type();
+  if (c.in.size() != 2 || (result != DType::bf16 && result != DType::f16) || out.local || out.unreduced != 0)
+    return einsum(spec, operands(c), result);
+  std::vector<std::vector<std::vector<int>>> axes_of;
+  for (std::size_t k = 0; k < 2; ++k) {
+    std::vector<std::vector<int>> dims;
+    for (const check::Dim& d : c.in_type(k).dims) dims.emplace_back(d.axes.begin(), d.axes.end());
+    axes_of.push_back(std::move(dims));
+  }
+  const check::Mesh* mesh = c.in_type(0).mesh;
+  if (!mesh) return einsum(spec, operands(c), result);
+  return einsum_of_rounded_partials(spec, operands(c), result, split_contracted_letters(spec, axes_of, mesh->axis_sizes));
+}
+
 std::vector<EvalValue> dispatch(const Call& c) {
   const std::string& n = c.op.name;
   auto one = [](HostTensor t) { return std::vector<EvalValue>{std::move(t)}; };
@@ -158,7 +178,7 @@ std::vector<EvalValue> dispatch(const Call& c) {
     auto [values, indices] = top_k(c.arg(0), attr_int(c.op, "k"));
     return {values, indices};
   }
-  if (n == "einsum") return one(einsum(attr_string(c.op, "spec"), operands(c), c.out_dtype()));
+  if (n == "einsum") return one(einsum_op(c));
   if (n == "reshape") return one(reshape(c.arg(0), attr_ints(c.op, "shape")));
   if (n == "broadcast_to") return one(broadcast_to(c.arg(0), c.out_type().shape()));
   if (n == "transpose") return one(transpose(c.arg(0), attr_ints(c.op, "perm")));

@@ -49,6 +49,77 @@ HostTensor einsum(std::string_view spec_text, const std::vector<HostTensor>& ope
   return ops.size() == 2 ? einsum_two(*spec, ops, size, result) : einsum_loops(*spec, ops, size, result);
 }
 
+HostTensor einsum_of_rounded_partials(std::string_view spec_text, const std::vector<HostTensor>& operands, DType result,
+                                      const std::vector<SplitLetter>& split) {
+  if (split.empty()) return einsum(spec_text, operands, result);
+  auto spec = check::parse_einsum(spec_text);
+  if (!spec) throw EvalError("einsum: bad spec \"" + std::string(spec_text) + "\": " + spec.error().message);
+  HostTensor total;  // sum of the rounded partial products, in f32
+  std::vector<double> sums;
+  std::vector<std::int64_t> block(split.size(), 0);  // one combination; the last letter fastest
+  while (true) {
+    std::vector<HostTensor> parts;
+    for (std::size_t k = 0; k < operands.size(); ++k) {
+      const HostTensor& x = operands[k];
+      std::vector<std::int64_t> starts(static_cast<std::size_t>(x.rank()), 0);
+      std::vector<std::int64_t> sizes(x.shape.begin(), x.shape.end());
+      for (std::size_t s = 0; s < split.size(); ++s) {
+        const std::size_t d = spec->inputs.at(k).find(split[s].letter);
+        if (d == std::string::npos) continue;
+        sizes[d] = x.shape[d] / split[s].blocks;
+        starts[d] = block[s] * sizes[d];
+      }
+      parts.push_back(dynamic_slice(x, starts, sizes));
+    }
+    HostTensor partial = einsum(spec_text, parts, result);  // rounded to the result dtype
+    if (sums.empty()) {
+      total = partial;
+      sums.assign(static_cast<std::size_t>(partial.size()), 0.0);
+    }
+    for (std::int64_t i = 0; i < partial.size(); ++i)
+      sums[static_cast<std::size_t>(i)] =
+          static_cast<float>(static_cast<float>(sums[static_cast<std::size_t>(i)]) + static_cast<float>(partial.as_double(i)));
+    std::size_t s = split.size();
+    while (s > 0 && ++block[s - 1] == split[s - 1].blocks) block[--s] = 0;
+    if (s == 0) break;
+  }
+  for (std::int64_t i = 0; i < total.size(); ++i) total.store_float(i, sums[static_cast<std::size_t>(i)]);
+  return total;
+}
+
+std::vector<SplitLetter> split_contracted_letters(std::string_view spec_text,
+                                                  const std::vector<std::vector<std::vector<int>>>& axes_of,
+                                                  const std::vector<std::int64_t>& axis_sizes) {
+  auto spec = check::parse_einsum(spec_text);
+  std::vector<SplitLetter> split;
+  if (!spec || spec->inputs.size() != axes_of.size()) return split;
+  std::vector<int> used;  // axes of the letters split so far
+  std::string seen;
+  for (const std::string& letters : spec->inputs)
+    for (char c : letters) {
+      if (spec->output.find(c) != std::string::npos || seen.find(c) != std::string::npos) continue;
+      seen += c;
+      const std::vector<int>* first = nullptr;
+      bool alike = true;
+      for (std::size_t k = 0; k < spec->inputs.size(); ++k) {
+        const std::size_t d = spec->inputs[k].find(c);
+        if (d == std::string::npos) continue;
+        const std::vector<int>& axes = axes_of[k].at(d);
+        if (!first) first = &axes;
+        alike = alike && !axes.empty() && axes == *first;
+      }
+      const bool overlaps = first && std::any_of(first->begin(), first->end(), [&](int a) {
+        return std::find(used.begin(), used.end(), a) != used.end();
+      });
+      if (!first || !alike || overlaps) continue;
+      std::int64_t blocks = 1;
+      for (int a : *first) blocks *= axis_sizes.at(static_cast<std::size_t>(a));
+      used.insert(used.end(), first->begin(), first->end());
+      if (blocks > 1) split.push_back({c, blocks});
+    }
+  return split;
+}
+
 namespace {
 
 // Any einsum, by one loop over every letter (output letters outside, summed ones inside).
