@@ -53,6 +53,8 @@ void lower_einsum(Function& out, const Instr& instr) {
       for (std::size_t h : holders) all_same = all_same && want[h][letter_dim(h, c)] == first;
       bool all_sharded = true;
       for (std::size_t h : holders) all_sharded = all_sharded && !want[h][letter_dim(h, c)].empty();
+      // (evaluator/ops_einsum.cpp's split_contracted_letters repeats this rule, to round bf16/f16
+      // partial products as this code does: change both together.)
       // Each device's product is a partial sum over the letter's axes, which one psum finishes,
       // only if no other letter made it partial over one of them already: with two summed
       // letters over Y ("d,a->" of f32[8@Y] and f32[4@Y]) the devices' products
