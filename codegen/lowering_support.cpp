@@ -101,6 +101,28 @@ ValueId emit_partial_sum_reduction(Function& out, ValueId current, const AxisLis
       break;
     }
   }
+  // An all-reduce: the target's further splits by axes free to split are taken locally first,
+  // so that only the rows the device keeps are summed (out=[X, None] of a product contracted
+  // over Y, its operands replicated over X: half the bytes over Y).
+  if (kind == OpKind::psum) {
+    for (std::size_t d = 0; d < target.size(); ++d) {
+      const AxisList& t = target[d];
+      const AxisList& n = after[d];
+      if (t.size() <= n.size() || !std::equal(n.begin(), n.end(), t.begin())) continue;
+      AxisList split;
+      for (std::size_t k = n.size(); k < t.size() && free_to_split(t[k]); ++k) split.push_back(t[k]);
+      if (split.empty()) continue;
+      std::vector<AxisList> pieces = after;
+      pieces[d].insert(pieces[d].end(), split.begin(), split.end());
+      Value piece = with_spec(*out.mesh, out.values[static_cast<std::size_t>(source)], pieces);
+      piece.name.clear();
+      const ValueId cut = out.add_value(piece);
+      out.body.push_back(Instr::make(OpKind::take_piece, {source}, {cut},
+                                     {{"axes", split}, {"dim", static_cast<std::int64_t>(d)}}, range));
+      source = cut;
+      after = pieces;
+    }
+  }
   Value reduced = with_spec(*out.mesh, from, after);
   reduced.name.clear();
   reduced.unreduced.erase(std::remove_if(reduced.unreduced.begin(), reduced.unreduced.end(),

@@ -66,6 +66,18 @@ TEST(LowerEinsums, OutReplicatedAllReducesThePartialSums) {
   EXPECT_EQ(count(k, "start:all_gather"), 0);
 }
 
+// out=[X, None] of a product contracted over Y whose operands are replicated over X: each
+// device takes its X rows of the partial product first and all-reduces only those.
+TEST(LowerEinsums, RowsTheResultSplitsOffAreCutBeforeTheAllReduce) {
+  auto l = lower(std::string(kMesh) +
+                 "func f(c: f32[8, 16@Y], b: f32[16@Y, 8]) -> f32[8@X, 8] on g { return matmul(c, b, out=[X]); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"),
+            (std::vector<std::string>{"param", "param", "einsum", "take_piece", "start:psum", "wait:psum"}));
+  const Function& f = *l.module->find("f");
+  EXPECT_EQ(f.values[static_cast<std::size_t>(f.body[4]->inputs()[0])].shape, (std::vector<std::int64_t>{4, 8}));
+}
+
 TEST(LowerEinsums, OutShardedReduceScatters) {
   auto l = lower(std::string(kMesh) +
                  "func f(a: f32[8@X, 16@Y], b: f32[16@Y, 4]) -> f32[8@X, 4@Y] on g { return einsum(\"bd,df->bf\", a, b, out=[X, Y]); }");
