@@ -586,6 +586,14 @@ inline void check_argument(std::string_view function, std::string_view name, int
                              expected.to_string() + " on mesh " + expected.sharding.mesh().to_string());
 }
 
+// Throws ArgumentError naming the function when `rt` has fewer devices than `mesh` needs.
+inline void check_runtime(std::string_view function, const shard::Runtime& rt, const shard::Mesh& mesh) {
+  if (mesh.end_device() <= rt.num_devices()) return;
+  throw shard::ArgumentError(std::string(function) + ": its mesh " + mesh.to_string() + " needs devices up to " +
+                             std::to_string(mesh.end_device() - 1) + " but the runtime has " +
+                             std::to_string(rt.num_devices()) + " devices");
+}
+
 // Keeps a device's result block until the call ends; the result Array then takes every block
 // (shard::Array::from_blocks, which checks their shapes) without copying or zero-filling.
 inline void keep_block(std::vector<Tensor>& blocks, const shard::Device& dev, Tensor block) {

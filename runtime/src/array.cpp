@@ -19,7 +19,8 @@ Array::Array(ArrayType type, int addressable_devices, Fill fill) : type_(std::mo
 
 void Array::check_host_elements(const ArrayType& type, std::size_t element_size, std::size_t count) {
   if (element_size != dtype_size(type.dtype))
-    throw ArgumentError("host elements of " + std::to_string(element_size) + " bytes do not match " + type.to_string());
+    throw ArgumentError("host elements of " + std::to_string(element_size) + (element_size == 1 ? " byte" : " bytes") +
+                        " do not match " + type.to_string());
   if (count != static_cast<std::size_t>(shape_numel(type.shape)))
     throw ArgumentError("a host array of " + std::to_string(count) + " elements does not match " + type.to_string());
 }

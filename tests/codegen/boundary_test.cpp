@@ -36,6 +36,21 @@ TEST(GeneratedBoundary, AWronglyShardedArgumentIsAnArgumentError) {
   }
 }
 
+// A Runtime with fewer devices than the function's mesh: the error names the function, as an
+// argument's does (the runtime's own said only "mesh ... needs devices up to 7").
+TEST(GeneratedBoundary, ARuntimeTooSmallForTheMeshIsAnArgumentErrorOfTheFunction) {
+  shard::Runtime big{8}, small{4};
+  auto x = shard::Array::zeros(big, gen::f_in0_type());
+  auto w = shard::Array::zeros(big, gen::f_in1_type());
+  try {
+    gen::f(small, x, w);
+    FAIL() << "expected an ArgumentError";
+  } catch (const shard::ArgumentError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "f: its mesh [dp: 4, tp: 2] needs devices up to 7 but the runtime has 4 devices");
+  }
+}
+
 TEST(GeneratedBoundary, SeveralResultsComeAsATupleOfTheDeclaredTypes) {
   shard::Runtime rt{8};
   std::vector<float> ones(64 * 128, 1.0f), twos(128 * 32, 2.0f);
