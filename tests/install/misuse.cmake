@@ -53,6 +53,12 @@ configure_case(shared_keyword EXPECT fails
 configure_case(misspelt_keyword_after_sources EXPECT fails
   MESSAGE "source 'DEFINE' is not a .shard file (a misspelt keyword?"
   CALLS "shardc_add_library(m SOURCES \${SHARD_SOURCE} DEFINE N=8)")
+configure_case(empty_define EXPECT fails
+  MESSAGE "DEFINES entry 'N=' gives N an empty value (is the variable it came from set?)"
+  CALLS "shardc_add_library(m SOURCES \${SHARD_SOURCE} DEFINES N=\${UNSET_VARIABLE})")
+configure_case(namespace_twice EXPECT fails
+  MESSAGE "shardc_add_library(m): NAMESPACE given 2 times (it takes one value)"
+  CALLS "shardc_add_library(m SOURCES \${SHARD_SOURCE} NAMESPACE a NAMESPACE b)")
 configure_case(same_module_same_namespace EXPECT warns
   MESSAGE "library 'small' also generates namespace shardgen::scaled"
   CALLS "shardc_add_library(small SOURCES \${SHARD_SOURCE} DEFINES N=8)\nshardc_add_library(big SOURCES \${SHARD_SOURCE} DEFINES N=64)")
