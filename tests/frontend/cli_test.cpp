@@ -90,6 +90,12 @@ TEST(Cli, UsageErrorsExitWith2) {
       << bad_define.output;
   EXPECT_EQ(shardc("-D B --check x.shard").status, 2);
   EXPECT_EQ(shardc("--part-size 0 x.shard").status, 2);
+  // A count that is not a number says so (CLI11's range check called it out of range).
+  for (const char* bad : {"--part-size abc x.shard", "--part-size 1.5 x.shard", "run --repeat abc x.shard"}) {
+    CliRun r = shardc(bad);
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_NE(r.output.find("is not a whole number"), std::string::npos) << r.output;
+  }
   CliRun twice = shardc("-D B=8 -D B=16 --check x.shard");
   EXPECT_EQ(twice.status, 2);
   EXPECT_NE(twice.output.find("-D B is given twice (8 and 16)"), std::string::npos) << twice.output;

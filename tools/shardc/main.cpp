@@ -12,6 +12,15 @@ namespace {
 
 constexpr int kUsageError = 2;
 
+// A count option's value must be digits: CLI11's own checks call "abc" out of range, or say
+// that it is not a FLOAT.
+const CLI::Validator kWholeNumber(
+    [](std::string& text) {
+      const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+      return digits ? std::string() : "'" + text + "' is not a whole number";
+    },
+    "");
+
 // `shardc run FILE ...` compiles, builds, runs and checks a program (tools/shardc/run_command.h).
 // argv[0] is "run".
 int run_main(int argc, char** argv) {
@@ -24,6 +33,7 @@ int run_main(int argc, char** argv) {
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--repeat", o.repeat, "timed calls per function (after one warm-up call)")
+      ->check(kWholeNumber)
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   app.add_option("-D", o.defines, "override a const: -D NAME=VALUE (repeatable)")
@@ -70,6 +80,7 @@ int main(int argc, char** argv) {
   app.add_option("--part-size", options.part_size,
                  "cut a longer device body into C++ functions of about this many instructions (default 100): "
                  "compilers take much longer on one long function")
+      ->check(kWholeNumber)
       ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   app.add_flag("--trace-passes", options.trace_passes, "print the IR after each code generation pass, with its time");
 
