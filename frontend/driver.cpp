@@ -115,7 +115,9 @@ void run_file(const std::string& path, const DriverOptions& options, std::istrea
   request.outer_namespace = options.outer_namespace;
   request.part_size = options.part_size;
   request.trace_passes = options.trace_passes;
+  const std::size_t first_codegen_diagnostic = diags.size();
   codegen::generate(checked.module, request, out, diags);
+  diags.sort_by_location(first_codegen_diagnostic);  // its passes go function by function
 }
 
 }  // namespace
