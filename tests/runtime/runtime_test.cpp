@@ -488,6 +488,18 @@ TEST(RuntimeFailure, AbandonedAsyncCollectiveDoesNotHang) {
 // input), and a wait() in a later call is an ArgumentError, not an internal assertion, nor a
 // cancellation of that call's own operation in the same slot. (Found by a probing helper: the
 // first call returned normally, the second aborted the process.)
+// A start form reads its input until wait(): given a temporary, it would read freed memory, so
+// the rvalue overloads are deleted (a compile error, checked here without compiling one).
+template <class T>
+concept CanStartPsumOf = requires(Device& dev, T&& x, const Axes& axes) { start_psum(dev, std::forward<T>(x), axes); };
+template <class T>
+concept CanStartAllGatherOf = requires(Device& dev, T&& x, const Axes& axes) {
+  start_all_gather(dev, std::forward<T>(x), axes, 0, true);
+};
+static_assert(CanStartPsumOf<Tensor&> && CanStartPsumOf<const Tensor&>);
+static_assert(!CanStartPsumOf<Tensor> && !CanStartPsumOf<const Tensor>);
+static_assert(CanStartAllGatherOf<Tensor&> && !CanStartAllGatherOf<Tensor>);
+
 TEST(RuntimeFailure, APendingKeptPastItsCallIsAnError) {
   Runtime rt{2};
   const Mesh m({{"x", 2}});

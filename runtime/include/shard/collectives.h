@@ -67,12 +67,19 @@ Pending start_psum(Device& dev, const Tensor& x, const Axes& axes);
 Pending start_pmean(Device& dev, const Tensor& x, const Axes& axes);
 Pending start_pmax(Device& dev, const Tensor& x, const Axes& axes);
 Pending start_pmin(Device& dev, const Tensor& x, const Axes& axes);
+// The start forms read their input until wait(): a temporary would be gone by then, so they
+// take no rvalue (a deleted overload makes `start_psum(dev, a + b, ...)` a compile error).
+Pending start_psum(Device&, const Tensor&&, const Axes&) = delete;
+Pending start_pmean(Device&, const Tensor&&, const Axes&) = delete;
+Pending start_pmax(Device&, const Tensor&&, const Axes&) = delete;
+Pending start_pmin(Device&, const Tensor&&, const Axes&) = delete;
 // pprod is not one of JAX's collectives: it is the all-reduce that explicit mode's prod over a
 // sharded dimension needs (XLA's all-reduce with a multiply). Integers wrap as psum's do, bool
 // multiplies in int32, bf16/f16 multiply in f32 and round once.
 Tensor pprod(Device& dev, const Tensor& x, const Axes& axes);
 void pprod(Device& dev, const Tensor& x, const Axes& axes, Tensor& out);
 Pending start_pprod(Device& dev, const Tensor& x, const Axes& axes);
+Pending start_pprod(Device&, const Tensor&&, const Axes&) = delete;
 
 // ---- all_gather ------------------------------------------------------------------------------
 // Untiled: a new dimension of size n at `axis` (0..rank), chunks in rank order. Tiled: the
@@ -83,6 +90,7 @@ Tensor all_gather(Device& dev, const Tensor& x, const Axes& axes, int axis = 0, 
 void all_gather(Device& dev, const Tensor& x, const Axes& axes, int axis, bool tiled, Tensor& out);
 Tensor all_gather_invariant(Device& dev, const Tensor& x, const Axes& axes, int axis = 0, bool tiled = false);
 Pending start_all_gather(Device& dev, const Tensor& x, const Axes& axes, int axis = 0, bool tiled = false);
+Pending start_all_gather(Device&, const Tensor&&, const Axes&, int = 0, bool = false) = delete;
 
 // ---- psum_scatter (reduce-scatter) -------------------------------------------------------------
 // Untiled: x.shape[dim] must equal n; the result is psum(x)[rank] along dim (dim removed).
@@ -91,6 +99,7 @@ Tensor psum_scatter(Device& dev, const Tensor& x, const Axes& axes, int scatter_
 void psum_scatter(Device& dev, const Tensor& x, const Axes& axes, int scatter_dimension, bool tiled, Tensor& out);
 Pending start_psum_scatter(Device& dev, const Tensor& x, const Axes& axes, int scatter_dimension = 0,
                            bool tiled = false);
+Pending start_psum_scatter(Device&, const Tensor&&, const Axes&, int = 0, bool = false) = delete;
 
 // ---- ppermute ----------------------------------------------------------------------------------
 // perm: (source rank, destination rank) pairs, sources unique and destinations unique; a rank
@@ -102,6 +111,8 @@ Tensor ppermute_shift(Device& dev, const Tensor& x, const Axes& axes, int shift)
 void ppermute_shift(Device& dev, const Tensor& x, const Axes& axes, int shift, Tensor& out);
 Pending start_ppermute(Device& dev, const Tensor& x, const Axes& axes, std::span<const std::pair<int, int>> perm);
 Pending start_ppermute_shift(Device& dev, const Tensor& x, const Axes& axes, int shift);
+Pending start_ppermute(Device&, const Tensor&&, const Axes&, std::span<const std::pair<int, int>>) = delete;
+Pending start_ppermute_shift(Device&, const Tensor&&, const Axes&, int) = delete;
 // JAX's pshuffle: ppermute with pairs (perm[i], i).
 Tensor pshuffle(Device& dev, const Tensor& x, const Axes& axes, std::span<const int> perm);
 
@@ -113,6 +124,7 @@ Tensor all_to_all(Device& dev, const Tensor& x, const Axes& axes, int split_axis
 void all_to_all(Device& dev, const Tensor& x, const Axes& axes, int split_axis, int concat_axis, bool tiled, Tensor& out);
 Pending start_all_to_all(Device& dev, const Tensor& x, const Axes& axes, int split_axis, int concat_axis,
                          bool tiled = false);
+Pending start_all_to_all(Device&, const Tensor&&, const Axes&, int, int, bool = false) = delete;
 
 // ---- ragged_all_to_all ---------------------------------------------------------------------------
 // Rows (dimension 0) of `operand` [input_offsets[j], + send_sizes[j]) go to rank j, landing at
@@ -127,6 +139,8 @@ Tensor ragged_all_to_all(Device& dev, const Tensor& operand, const Tensor& outpu
 Pending start_ragged_all_to_all(Device& dev, const Tensor& operand, const Tensor& output, const Tensor& input_offsets,
                                 const Tensor& send_sizes, const Tensor& output_offsets, const Tensor& recv_sizes,
                                 const Axes& axes);
+Pending start_ragged_all_to_all(Device&, const Tensor&&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                const Tensor&, const Axes&) = delete;
 
 // ---- reshard -------------------------------------------------------------------------------------
 // Moves this device's block of a global array from layout `from` to layout `to` (same mesh
@@ -141,6 +155,7 @@ Tensor reshard(Device& dev, const Tensor& block, const Shape& global_shape,
                const Sharding& from, const Sharding& to);
 Pending start_reshard(Device& dev, const Tensor& block, const Shape& global_shape,
                       const Sharding& from, const Sharding& to);
+Pending start_reshard(Device&, const Tensor&&, const Shape&, const Sharding&, const Sharding&) = delete;
 
 // ---- the rest ------------------------------------------------------------------------------------
 // pvary (JAX's pcast to varying) changes only a value's type: the block is returned as it is.
