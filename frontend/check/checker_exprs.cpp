@@ -75,6 +75,14 @@ Value Checker::eval_name(const ast::NameExpr& e) {
   } else {
     auto b = error(e.range, "unknown name '" + e.name + "'");
     explain_unknown_name(b, e.name);
+    // `const N = 8 // eight`: the comment parsed as floor division by a name.
+    if (const SourceFile* file = diags_.sources().find(e.range.file)) {
+      std::string_view before = file->line_text(e.range.begin.line).substr(0, e.range.begin.column - 1);
+      while (!before.empty() && (before.back() == ' ' || before.back() == '\t')) before.remove_suffix(1);
+      if (before.ends_with("//"))
+        b.note("'//' right after a value on the same line is floor division; "
+               "a comment there must follow a ';' or '{', or start its own line");
+    }
   }
   return Value::error();
 }
