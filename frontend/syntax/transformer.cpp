@@ -616,6 +616,19 @@ Argument Transformer::transformArgument(P::ArgumentContext& ctx) {
   return Argument{std::nullopt, transformExpr(require(positional.expr(), "value")), range(&ctx)};
 }
 
+namespace {
+
+// A literal as a message quotes it: a very long one (a pasted array, a runaway digit string)
+// cut to its first and last digits.
+std::string quoted_literal(const std::string& text) {
+  constexpr std::size_t kShown = 40;
+  if (text.size() <= kShown) return text;
+  return text.substr(0, kShown / 2) + "..." + text.substr(text.size() - kShown / 2) + " (" +
+         std::to_string(text.size()) + " characters)";
+}
+
+}  // namespace
+
 Ptr<Expr> Transformer::transformIntLiteral(antlr4::Token* token) {
   SourceRange r = range(token);
   std::string text = token->getText();
@@ -623,7 +636,7 @@ Ptr<Expr> Transformer::transformIntLiteral(antlr4::Token* token) {
   std::int64_t value = 0;
   if (parsed.status == NumberStatus::out_of_range ||
       (parsed.status == NumberStatus::ok && parsed.value > static_cast<std::uint64_t>(INT64_MAX))) {
-    diags_.error(r, "integer literal " + text + " does not fit in a 64-bit signed integer (i64)")
+    diags_.error(r, "integer literal " + quoted_literal(text) + " does not fit in a 64-bit signed integer (i64)")
         .note("the largest is 9223372036854775807");
   } else {
     SHARDC_ASSERT(parsed.status == NumberStatus::ok, "malformed INT token " + text);
@@ -638,7 +651,7 @@ Ptr<Expr> Transformer::transformFloatLiteral(antlr4::Token* token) {
   ParsedNumber<double> parsed = parse_float_literal(text);
   double value = 0;
   if (parsed.status == NumberStatus::out_of_range) {
-    diags_.error(r, "floating-point literal " + text + " is too large");
+    diags_.error(r, "floating-point literal " + quoted_literal(text) + " is too large");
   } else {
     SHARDC_ASSERT(parsed.status == NumberStatus::ok, "malformed FLOAT token " + text);
     value = parsed.value;
