@@ -162,6 +162,26 @@ HostTensor einsum_op(const Call& c) {
   return einsum_of_rounded_partials(spec, operands(c), result, split_contracted_letters(spec, axes_of, mesh->axis_sizes));
 }
 
+// A reduction; in a func, a float sum, mean or prod over sharded dimensions combines its
+// devices' partials as the sharded code does (reduce_of_rounded_partials). A pending sum
+// (unreduced=) is evaluated whole, as a pending einsum is.
+HostTensor reduce_op(const Call& c) {
+  const std::string_view fn = std::string_view(c.op.name).substr(7);
+  const std::vector<int> axes = reduce_axes(c);
+  const bool keepdims = attr_bool(c.op, "keepdims");
+  const Type& in = c.in_type(0);
+  const bool modelled = (fn == "sum" || fn == "mean" || fn == "prod") && shard::is_floating(in.dtype) && !in.local &&
+                        in.mesh != nullptr && c.out_type().unreduced == 0;
+  std::vector<std::pair<int, std::int64_t>> split;
+  for (int d = 0; modelled && d < static_cast<int>(in.dims.size()); ++d) {
+    if (!axes.empty() && std::find(axes.begin(), axes.end(), d) == axes.end()) continue;
+    std::int64_t blocks = 1;
+    for (int a : in.dims[static_cast<std::size_t>(d)].axes) blocks *= in.mesh->axis_sizes.at(static_cast<std::size_t>(a));
+    if (blocks > 1) split.emplace_back(d, blocks);
+  }
+  return reduce_of_rounded_partials(fn, c.arg(0), axes, keepdims, c.out_dtype(), split);
+}
+
 std::vector<EvalValue> dispatch(const Call& c) {
   const std::string& n = c.op.name;
   auto one = [](HostTensor t) { return std::vector<EvalValue>{std::move(t)}; };
@@ -171,8 +191,7 @@ std::vector<EvalValue> dispatch(const Call& c) {
   if (kCompare.count(n)) return one(binary(n, c.arg(0), c.arg(1), compare_dtype(c)));
   if (n == "select") return one(select(c.arg(0), c.arg(1), c.arg(2), c.out_dtype()));
   if (n == "convert") return one(convert(c.arg(0), c.out_dtype()));
-  if (n.rfind("reduce_", 0) == 0)
-    return one(reduce(std::string_view(n).substr(7), c.arg(0), reduce_axes(c), attr_bool(c.op, "keepdims"), c.out_dtype()));
+  if (n.rfind("reduce_", 0) == 0) return one(reduce_op(c));
   if (n == "softmax") return one(softmax(c.arg(0), c.axis(), c.out_dtype()));
   if (n == "top_k") {
     auto [values, indices] = top_k(c.arg(0), attr_int(c.op, "k"));

@@ -1,5 +1,7 @@
 #include "evaluator/ops_reduce.h"
 
+#include "evaluator/ops_shape.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -124,6 +126,51 @@ HostTensor reduce(std::string_view op, const HostTensor& x_in, const std::vector
     } else {
       SHARDC_ASSERT(false, "unknown reduction '" + std::string(op) + "'");
     }
+  }
+  return out;
+}
+
+HostTensor reduce_of_rounded_partials(std::string_view op, const HostTensor& x, const std::vector<int>& axes,
+                                      bool keepdims, DType result,
+                                      const std::vector<std::pair<int, std::int64_t>>& split) {
+  if (split.empty()) return reduce(op, x, axes, keepdims, result);
+  SHARDC_ASSERT(op == "sum" || op == "mean" || op == "prod", "reduce_of_rounded_partials of " + std::string(op));
+  std::vector<float> combined;
+  std::int64_t members = 0;
+  std::vector<std::int64_t> block(split.size(), 0);  // one device's blocks; the last dimension fastest
+  while (true) {
+    std::vector<std::int64_t> starts(static_cast<std::size_t>(x.rank()), 0);
+    std::vector<std::int64_t> sizes(x.shape.begin(), x.shape.end());
+    for (std::size_t s = 0; s < split.size(); ++s) {
+      const auto d = static_cast<std::size_t>(split[s].first);
+      sizes[d] = x.shape[d] / split[s].second;
+      starts[d] = block[s] * sizes[d];
+    }
+    const HostTensor partial = reduce(op, dynamic_slice(x, starts, sizes), axes, keepdims, DType::f32);
+    if (members++ == 0) {
+      combined.assign(static_cast<std::size_t>(partial.size()), op == "prod" ? 1.0f : 0.0f);
+      // a sum starts from +0 (XLA's all-reduce); a product from its first partial
+      if (op == "prod")
+        for (std::int64_t i = 0; i < partial.size(); ++i) combined[static_cast<std::size_t>(i)] = partial.floats[static_cast<std::size_t>(i)];
+    } else if (op == "prod") {
+      for (std::int64_t i = 0; i < partial.size(); ++i) combined[static_cast<std::size_t>(i)] *= partial.floats[static_cast<std::size_t>(i)];
+    }
+    if (op != "prod")
+      for (std::int64_t i = 0; i < partial.size(); ++i) combined[static_cast<std::size_t>(i)] += partial.floats[static_cast<std::size_t>(i)];
+    std::size_t s = split.size();
+    while (s > 0 && ++block[s - 1] == split[s - 1].second) block[--s] = 0;
+    if (s == 0) break;
+  }
+  Shape out_shape;
+  for (int d = 0; d < x.rank(); ++d) {
+    const bool reduced = axes.empty() || std::find(axes.begin(), axes.end(), d) != axes.end();
+    if (!reduced) out_shape.push_back(x.shape[static_cast<std::size_t>(d)]);
+    else if (keepdims) out_shape.push_back(1);
+  }
+  HostTensor out = HostTensor::zeros(result, out_shape);
+  for (std::size_t i = 0; i < combined.size(); ++i) {
+    const float v = op == "mean" ? combined[i] / static_cast<float>(members) : combined[i];
+    out.store_float(static_cast<std::int64_t>(i), v);
   }
   return out;
 }

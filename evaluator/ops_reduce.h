@@ -17,6 +17,17 @@ namespace shardc::eval {
 HostTensor reduce(std::string_view op, const HostTensor& x, const std::vector<int>& axes, bool keepdims,
                   DType result);
 
+// A sum, mean or prod of floats over dimensions the generated code splits across devices, as
+// it computes it (lower_reductions): each device's block reduced (rounded to f32), then the
+// partials combined in f32 in the group's order, the first split dimension's blocks outermost
+// (a sum from +0, a mean as the sum of the block means over their count), rounded once to
+// `result`. Where f32 partials overflow (a block's product beyond 3.4e38) this gives inf as the
+// devices do, not the whole array's exact value. `split`: (dimension, number of blocks), in
+// the order of `axes`; none is `reduce`.
+HostTensor reduce_of_rounded_partials(std::string_view op, const HostTensor& x, const std::vector<int>& axes,
+                                      bool keepdims, DType result,
+                                      const std::vector<std::pair<int, std::int64_t>>& split);
+
 // exp(x - max(x, axis)) / sum(exp(...), axis), computed in f32, rounded to `result`.
 HostTensor softmax(const HostTensor& x, int axis, DType result);
 
