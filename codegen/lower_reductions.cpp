@@ -18,6 +18,8 @@ OpKind all_reduce_for(const std::string& fn) {
   return OpKind::psum;
 }
 
+// (evaluator/ops_reduce.cpp's reduce_of_rounded_partials computes a float sum, mean or prod
+// the way this lowering does, partials in f32: change both together.)
 void lower_reduce(Function& out, const InstrPtr& instr) {
   const Value& x = out.values[static_cast<std::size_t>(instr->inputs()[0])];
   std::vector<std::int64_t> axes = instr->ints_attr("axes");

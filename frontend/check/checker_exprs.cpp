@@ -349,9 +349,11 @@ Value Checker::eval_index(const ast::IndexExpr& e) {
     }
     dims.push_back(sd);
   }
-  // Indexing a sharded dim gets its own message (language.md E-index).
+  // Indexing a sharded dim gets its own message (language.md E-index). Axes of size 1 split
+  // nothing: a dimension sharded over them only is whole on every device.
   for (std::size_t k = 0; k < dims.size() && static_cast<int>(k) < base.type.rank(); ++k) {
-    if (dims[k].index && !base.type.local && !base.type.dims[k].axes.empty()) {
+    if (dims[k].index && !base.type.local && !base.type.dims[k].axes.empty() &&
+        axes_product(*base.type.mesh, base.type.dims[k].axes) > 1) {
       error(e.indices[k]->range, "indexing dimension " + std::to_string(k) + " of " + to_string(base.type) +
                                      ", which is sharded over " + format_axes(*base.type.mesh, base.type.dims[k].axes) +
                                      "; reshard it to replicated first")
