@@ -68,6 +68,17 @@ ValueId emit_partial_sum_reduction(Function& out, ValueId current, const AxisLis
   Attrs attrs = axes_attrs(partial);
   OpKind kind = OpKind::psum;
   ValueId source = current;
+  // Splits dimension d of `source`'s blocks further by `axes`, locally (take_piece: every
+  // device of a reduction group keeps the same piece); `after` follows.
+  auto split_locally = [&](std::size_t d, const AxisList& axes) {
+    after[d].insert(after[d].end(), axes.begin(), axes.end());
+    Value piece = with_spec(*out.mesh, out.values[static_cast<std::size_t>(source)], after);
+    piece.name.clear();
+    const ValueId cut = out.add_value(piece);
+    out.body.push_back(Instr::make(OpKind::take_piece, {source}, {cut},
+                                   {{"axes", axes}, {"dim", static_cast<std::int64_t>(d)}}, range));
+    source = cut;
+  };
   // A reduce-scatter when the target splits one dimension further by the partial axes (in any
   // order), perhaps after other axes, which a local split of the partial blocks adds first
   // (every device of a reduce-scatter group takes the same piece), and perhaps before others,
@@ -86,15 +97,7 @@ ValueId emit_partial_sum_reduction(Function& out, ValueId current, const AxisLis
       AxisList sorted_added = added;
       std::sort(sorted_added.begin(), sorted_added.end());
       if (sorted_added != sorted_partial) continue;
-      if (!split_first.empty()) {
-        std::vector<AxisList> pieces = from.spec;
-        pieces[d] = AxisList(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(first));
-        Value piece = with_spec(*out.mesh, from, pieces);
-        piece.name.clear();
-        source = out.add_value(piece);
-        out.body.push_back(Instr::make(OpKind::take_piece, {current}, {source},
-                                       {{"axes", split_first}, {"dim", static_cast<std::int64_t>(d)}}, range));
-      }
+      if (!split_first.empty()) split_locally(d, split_first);
       after[d] = AxisList(t.begin(), scattered_end);
       attrs = {{"axes", added}, {"dim", static_cast<std::int64_t>(d)}, {"tiled", true}};
       kind = OpKind::psum_scatter;
@@ -111,16 +114,7 @@ ValueId emit_partial_sum_reduction(Function& out, ValueId current, const AxisLis
       if (t.size() <= n.size() || !std::equal(n.begin(), n.end(), t.begin())) continue;
       AxisList split;
       for (std::size_t k = n.size(); k < t.size() && free_to_split(t[k]); ++k) split.push_back(t[k]);
-      if (split.empty()) continue;
-      std::vector<AxisList> pieces = after;
-      pieces[d].insert(pieces[d].end(), split.begin(), split.end());
-      Value piece = with_spec(*out.mesh, out.values[static_cast<std::size_t>(source)], pieces);
-      piece.name.clear();
-      const ValueId cut = out.add_value(piece);
-      out.body.push_back(Instr::make(OpKind::take_piece, {source}, {cut},
-                                     {{"axes", split}, {"dim", static_cast<std::int64_t>(d)}}, range));
-      source = cut;
-      after = pieces;
+      if (!split.empty()) split_locally(d, split);
     }
   }
   Value reduced = with_spec(*out.mesh, from, after);

@@ -54,35 +54,29 @@ HostTensor einsum_of_rounded_partials(std::string_view spec_text, const std::vec
   if (split.empty()) return einsum(spec_text, operands, result);
   auto spec = check::parse_einsum(spec_text);
   if (!spec) throw EvalError("einsum: bad spec \"" + std::string(spec_text) + "\": " + spec.error().message);
-  HostTensor total;  // sum of the rounded partial products, in f32
-  std::vector<double> sums;
-  std::vector<std::int64_t> block(split.size(), 0);  // one combination; the last letter fastest
-  while (true) {
-    std::vector<HostTensor> parts;
-    for (std::size_t k = 0; k < operands.size(); ++k) {
-      const HostTensor& x = operands[k];
-      std::vector<std::int64_t> starts(static_cast<std::size_t>(x.rank()), 0);
-      std::vector<std::int64_t> sizes(x.shape.begin(), x.shape.end());
-      for (std::size_t s = 0; s < split.size(); ++s) {
-        const std::size_t d = spec->inputs.at(k).find(split[s].letter);
-        if (d == std::string::npos) continue;
-        sizes[d] = x.shape[d] / split[s].blocks;
-        starts[d] = block[s] * sizes[d];
-      }
-      parts.push_back(dynamic_slice(x, starts, sizes));
+  std::vector<std::int64_t> counts;
+  for (const SplitLetter& l : split) counts.push_back(l.blocks);
+  std::vector<std::vector<int>> dims_of;  // per operand, each split letter's dimension or -1
+  for (const std::string& letters : spec->inputs) {
+    std::vector<int> dims;
+    for (const SplitLetter& l : split) {
+      const std::size_t d = letters.find(l.letter);
+      dims.push_back(d == std::string::npos ? -1 : static_cast<int>(d));
     }
+    dims_of.push_back(std::move(dims));
+  }
+  HostTensor total;
+  std::vector<float> sums;  // the rounded partial products summed in f32
+  for_each_part_index(counts, [&](const std::vector<std::int64_t>& index) {
+    std::vector<HostTensor> parts;
+    for (std::size_t k = 0; k < operands.size(); ++k) parts.push_back(block_of(operands[k], dims_of[k], counts, index));
     HostTensor partial = einsum(spec_text, parts, result);  // rounded to the result dtype
     if (sums.empty()) {
       total = partial;
-      sums.assign(static_cast<std::size_t>(partial.size()), 0.0);
+      sums.assign(static_cast<std::size_t>(partial.size()), 0.0f);
     }
-    for (std::int64_t i = 0; i < partial.size(); ++i)
-      sums[static_cast<std::size_t>(i)] =
-          static_cast<float>(static_cast<float>(sums[static_cast<std::size_t>(i)]) + static_cast<float>(partial.as_double(i)));
-    std::size_t s = split.size();
-    while (s > 0 && ++block[s - 1] == split[s - 1].blocks) block[--s] = 0;
-    if (s == 0) break;
-  }
+    for (std::int64_t i = 0; i < partial.size(); ++i) sums[static_cast<std::size_t>(i)] += static_cast<float>(partial.as_double(i));
+  });
   for (std::int64_t i = 0; i < total.size(); ++i) total.store_float(i, sums[static_cast<std::size_t>(i)]);
   return total;
 }

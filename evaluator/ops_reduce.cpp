@@ -135,43 +135,29 @@ HostTensor reduce_of_rounded_partials(std::string_view op, const HostTensor& x, 
                                       const std::vector<std::pair<int, std::int64_t>>& split) {
   if (split.empty()) return reduce(op, x, axes, keepdims, result);
   SHARDC_ASSERT(op == "sum" || op == "mean" || op == "prod", "reduce_of_rounded_partials of " + std::string(op));
-  std::vector<float> combined;
+  std::vector<int> dims;
+  std::vector<std::int64_t> counts;
+  for (const auto& [d, blocks] : split) {
+    dims.push_back(d);
+    counts.push_back(blocks);
+  }
+  HostTensor out;
+  std::vector<float> combined;  // the partials combined in f32, in the group's order
   std::int64_t members = 0;
-  std::vector<std::int64_t> block(split.size(), 0);  // one device's blocks; the last dimension fastest
-  while (true) {
-    std::vector<std::int64_t> starts(static_cast<std::size_t>(x.rank()), 0);
-    std::vector<std::int64_t> sizes(x.shape.begin(), x.shape.end());
-    for (std::size_t s = 0; s < split.size(); ++s) {
-      const auto d = static_cast<std::size_t>(split[s].first);
-      sizes[d] = x.shape[d] / split[s].second;
-      starts[d] = block[s] * sizes[d];
-    }
-    const HostTensor partial = reduce(op, dynamic_slice(x, starts, sizes), axes, keepdims, DType::f32);
+  for_each_part_index(counts, [&](const std::vector<std::int64_t>& index) {
+    const HostTensor partial = reduce(op, block_of(x, dims, counts, index), axes, keepdims, DType::f32);
     if (members++ == 0) {
-      combined.assign(static_cast<std::size_t>(partial.size()), op == "prod" ? 1.0f : 0.0f);
-      // a sum starts from +0 (XLA's all-reduce); a product from its first partial
-      if (op == "prod")
-        for (std::int64_t i = 0; i < partial.size(); ++i) combined[static_cast<std::size_t>(i)] = partial.floats[static_cast<std::size_t>(i)];
-    } else if (op == "prod") {
-      for (std::int64_t i = 0; i < partial.size(); ++i) combined[static_cast<std::size_t>(i)] *= partial.floats[static_cast<std::size_t>(i)];
+      out = HostTensor::zeros(result, partial.shape);
+      combined = partial.floats;
+      if (op != "prod")  // a sum starts from +0 (XLA's all-reduce)
+        for (float& v : combined) v = 0.0f + v;
+      return;
     }
-    if (op != "prod")
-      for (std::int64_t i = 0; i < partial.size(); ++i) combined[static_cast<std::size_t>(i)] += partial.floats[static_cast<std::size_t>(i)];
-    std::size_t s = split.size();
-    while (s > 0 && ++block[s - 1] == split[s - 1].second) block[--s] = 0;
-    if (s == 0) break;
-  }
-  Shape out_shape;
-  for (int d = 0; d < x.rank(); ++d) {
-    const bool reduced = axes.empty() || std::find(axes.begin(), axes.end(), d) != axes.end();
-    if (!reduced) out_shape.push_back(x.shape[static_cast<std::size_t>(d)]);
-    else if (keepdims) out_shape.push_back(1);
-  }
-  HostTensor out = HostTensor::zeros(result, out_shape);
-  for (std::size_t i = 0; i < combined.size(); ++i) {
-    const float v = op == "mean" ? combined[i] / static_cast<float>(members) : combined[i];
-    out.store_float(static_cast<std::int64_t>(i), v);
-  }
+    for (std::size_t i = 0; i < combined.size(); ++i)
+      combined[i] = op == "prod" ? combined[i] * partial.floats[i] : combined[i] + partial.floats[i];
+  });
+  for (std::size_t i = 0; i < combined.size(); ++i)
+    out.store_float(static_cast<std::int64_t>(i), op == "mean" ? combined[i] / static_cast<float>(members) : combined[i]);
   return out;
 }
 

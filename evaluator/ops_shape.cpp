@@ -112,6 +112,30 @@ HostTensor slice(const HostTensor& x, const std::vector<std::int64_t>& starts, c
   return out;
 }
 
+HostTensor block_of(const HostTensor& x, const std::vector<int>& dims, const std::vector<std::int64_t>& counts,
+                    const std::vector<std::int64_t>& index) {
+  std::vector<std::int64_t> starts(static_cast<std::size_t>(x.rank()), 0);
+  std::vector<std::int64_t> sizes(x.shape.begin(), x.shape.end());
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    if (dims[k] < 0) continue;
+    const auto d = static_cast<std::size_t>(dims[k]);
+    sizes[d] = x.shape[d] / counts[k];
+    starts[d] = index[k] * sizes[d];
+  }
+  return dynamic_slice(x, starts, sizes);
+}
+
+void for_each_part_index(const std::vector<std::int64_t>& counts,
+                         const std::function<void(const std::vector<std::int64_t>&)>& visit) {
+  std::vector<std::int64_t> index(counts.size(), 0);
+  while (true) {
+    visit(index);
+    std::size_t k = counts.size();
+    while (k > 0 && ++index[k - 1] == counts[k - 1]) index[--k] = 0;
+    if (k == 0) return;
+  }
+}
+
 HostTensor dynamic_slice(const HostTensor& x, std::vector<std::int64_t> starts, const std::vector<std::int64_t>& sizes) {
   int r = x.rank();
   if (static_cast<int>(starts.size()) != r || static_cast<int>(sizes.size()) != r)

@@ -3,6 +3,7 @@
 // concat, stack, split, roll, and zeros/ones/full/arange.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "evaluator/host_tensor.h"
@@ -21,6 +22,16 @@ HostTensor slice(const HostTensor& x, const std::vector<std::int64_t>& starts, c
 
 // lax.dynamic_slice: start d clamped to [0, shape[d] - sizes[d]].
 HostTensor dynamic_slice(const HostTensor& x, std::vector<std::int64_t> starts, const std::vector<std::int64_t>& sizes);
+// Devices' blocks, for the ops whose sharded arithmetic the evaluator repeats (a partial per
+// block). dims[k] is a dimension of x cut into counts[k] equal parts, or -1 (x lacks it);
+// block_of is the part index[k] of each.
+HostTensor block_of(const HostTensor& x, const std::vector<int>& dims, const std::vector<std::int64_t>& counts,
+                    const std::vector<std::int64_t>& index);
+// Calls visit(index) for every combination of part indices, the last fastest: the rank order
+// of a collective over the mesh axes behind the counts, first axis major.
+void for_each_part_index(const std::vector<std::int64_t>& counts,
+                         const std::function<void(const std::vector<std::int64_t>&)>& visit);
+
 // lax.dynamic_update_slice: start d clamped to [0, shape[d] - update.shape[d]]; `update` is
 // converted to x's dtype.
 HostTensor dynamic_update_slice(const HostTensor& x, const HostTensor& update, std::vector<std::int64_t> starts);
