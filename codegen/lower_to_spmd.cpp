@@ -244,6 +244,98 @@ class SpmdLowering {
     }
   }
 
+  // Lowers one global-view op that `op` is rewritten into, defining a new value like `like`;
+  // returns that value.
+  ValueId lower_step(const check::Op& op, std::string name, std::vector<ValueId> inputs, const Value& like,
+                     std::map<std::string, check::Attr> attrs) {
+    check::Op o;
+    o.name = std::move(name);
+    o.node = op.node;
+    o.range = op.range;
+    o.inputs = std::move(inputs);
+    Value unnamed = like;
+    unnamed.name.clear();
+    o.outputs = {f_.add_value(std::move(unnamed))};
+    o.attrs = std::move(attrs);
+    lower(o);
+    return o.outputs[0];
+  }
+
+  // argmax/argmin along a dimension d of n blocks of b elements (split over the axes G), as a
+  // reduction instead of a gather of the whole dimension: each device finds its block's extreme
+  // and that element's global index; a gather of one value per block finds the first block that
+  // holds the overall extreme (the lowest index on ties and for NaN, as JAX's argmax), and an
+  // all-reduce of one index per row gives that block's index to every device. In the global view:
+  //   r = reshape(x, [.., n@G, b, ..])          (each device's block, no communication)
+  //   v = max(r, d + 1);  i = argmax(r, d + 1) + b * arange(n)@G
+  //   k = argmax(v, d, keepdims)                (n values a row: gathered, b is 1 here)
+  //   result = sum(where(arange(n)@G == k, i, 0), d)   (one index a row: all-reduced)
+  // Per device and row this moves n values and one index instead of (n - 1) * b values, so it
+  // is used when b > 2.
+  bool lower_arg_reduce_across_blocks(const check::Op& op) {
+    const Value x = val(op.inputs[0]);
+    const auto& axes = std::get<std::vector<std::int64_t>>(op.attrs.at("axes"));
+    if (axes.size() != 1) return false;
+    const auto d = static_cast<std::size_t>(axes[0]);
+    const AxisList group = x.spec[d];
+    const std::int64_t b = x.shape[d];
+    const std::int64_t n = group.empty() ? 1 : x.global_shape[d] / b;
+    if (n < 2 || b <= 2) return false;
+    const bool is_max = op.name == "reduce_argmax";
+    const Value& result = val(op.outputs[0]);
+    const DType index_dtype = result.dtype;
+    auto like = [&](DType dtype, std::vector<std::int64_t> shape, std::vector<AxisList> spec) {
+      Value v;
+      v.dtype = dtype;
+      v.global_shape = std::move(shape);
+      return with_spec(*f_.mesh, v, std::move(spec));
+    };
+    auto insert = [](auto list, std::size_t at, auto item) {
+      list.insert(list.begin() + static_cast<std::ptrdiff_t>(at), item);
+      return list;
+    };
+    // [.., n@G, ..]: the rows of blocks; after d, as many 1s as x has dimensions after d.
+    std::vector<std::int64_t> rows_shape = x.global_shape;
+    rows_shape[d] = n;
+    const std::vector<AxisList> rows_spec = x.spec;
+    std::vector<std::int64_t> column_shape(x.global_shape.size() - d, 1);
+    column_shape[0] = n;
+    std::vector<AxisList> column_spec(column_shape.size());
+    column_spec[0] = group;
+    // b * arange(n) (the blocks' offsets) or arange(n) (their positions), as a column [n@G, 1..].
+    auto block_column = [&](std::int64_t step) {
+      const ValueId line = lower_step(op, "arange", {}, like(index_dtype, {n}, {group}),
+                                      {{"start", 0.0}, {"stop", static_cast<double>(n * step)},
+                                       {"step", static_cast<double>(step)}});
+      if (column_shape.size() == 1) return line;
+      return lower_step(op, "reshape", {line}, like(index_dtype, column_shape, column_spec), {});
+    };
+    const ValueId r = lower_step(op, "reshape", {op.inputs[0]},
+                                 like(x.dtype, insert(rows_shape, d + 1, b), insert(rows_spec, d + 1, AxisList{})), {});
+    const std::map<std::string, check::Attr> within_block = {{"axes", std::vector<std::int64_t>{axes[0] + 1}},
+                                                             {"keepdims", false}};
+    const ValueId v = lower_step(op, is_max ? "reduce_max" : "reduce_min", {r}, like(x.dtype, rows_shape, rows_spec),
+                                 within_block);
+    const ValueId local = lower_step(op, op.name, {r}, like(index_dtype, rows_shape, rows_spec), within_block);
+    const ValueId index = lower_step(op, "add", {local, block_column(b)}, like(index_dtype, rows_shape, rows_spec), {});
+    std::vector<std::int64_t> one_shape = rows_shape;
+    one_shape[d] = 1;
+    std::vector<AxisList> one_spec = rows_spec;
+    one_spec[d].clear();
+    const ValueId k = lower_step(op, op.name, {v}, like(index_dtype, one_shape, one_spec),
+                                 {{"axes", axes}, {"keepdims", true}});
+    const ValueId hit = lower_step(op, "eq", {block_column(1), k}, like(DType::boolean, rows_shape, rows_spec), {});
+    Value zero_value = like(index_dtype, {}, {});
+    zero_value.weak = true;
+    const ValueId zero = lower_step(op, "constant", {}, zero_value, {{"value", std::int64_t{0}}});
+    const ValueId picked = lower_step(op, "select", {hit, index, zero}, like(index_dtype, rows_shape, rows_spec), {});
+    check::Op sum = op;
+    sum.name = "reduce_sum";
+    sum.inputs = {picked};
+    lower(sum);
+    return true;
+  }
+
   // softmax of f32 along a sharded axis, as JAX computes it: exp(x - max) / sum, with the max
   // and the sum reductions over that axis (all-reduces of one row per slice after
   // lower_reductions), instead of gathering the whole axis to every device. Other dtypes keep
@@ -262,15 +354,7 @@ class SpmdLowering {
     Value whole = x;
     whole.name.clear();
     auto step = [&](std::string name, std::vector<ValueId> inputs, const Value& like, std::map<std::string, check::Attr> attrs) {
-      check::Op o;
-      o.name = std::move(name);
-      o.node = op.node;
-      o.range = op.range;
-      o.inputs = std::move(inputs);
-      o.outputs = {f_.add_value(like)};
-      o.attrs = std::move(attrs);
-      lower(o);
-      return o.outputs[0];
+      return lower_step(op, std::move(name), std::move(inputs), like, std::move(attrs));
     };
     const std::map<std::string, check::Attr> over_axis = {{"axes", std::vector<std::int64_t>{axis}}, {"keepdims", true}};
     const ValueId max = step("reduce_max", {op.inputs[0]}, row, over_axis);
@@ -326,6 +410,7 @@ class SpmdLowering {
     if (op.name == "reshape" && !f_.manual) return lower_reshape(op);
     if (crosses_blocks(op)) {
       if (op.name == "softmax" && lower_softmax_across_blocks(op)) return;
+      if ((op.name == "reduce_argmax" || op.name == "reduce_argmin") && lower_arg_reduce_across_blocks(op)) return;
       return lower_replicated(op);
     }
     if (is_elementwise(op)) return lower_local(align_operands(op));
@@ -449,7 +534,8 @@ class SpmdLowering {
     if (n.rfind("reduce_", 0) == 0) {
       std::string fn = n.substr(7);
       // argmax/argmin over a sharded dimension never get here as they are: crosses_blocks
-      // sends them through lower_replicated (gathered operand), so the index is global.
+      // sends them through lower_arg_reduce_across_blocks or lower_replicated (a gathered
+      // operand), so the index is global.
       return add(OpKind::reduce, op, {{"fn", fn}, {"axes", op.attrs.at("axes")}, {"keepdims", op.attrs.at("keepdims")}});
     }
     if (n == "split") {

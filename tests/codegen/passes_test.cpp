@@ -217,8 +217,9 @@ TEST(LowerToSpmd, WorkingAlongAShardedDimGathersOnlyThatDim) {
   EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "start:all_gather", "wait:all_gather", "softmax",
                                                              "take_piece"}));
   EXPECT_EQ(l.module->find("f")->body[1]->axes_attr("axes"), (AxisList{0}));
-  // argmax over dim 0: the result keeps dim 1's Y blocks, nothing to take afterwards.
-  auto m = lower(std::string(kMesh) + "func f(a: f32[8@X, 16@Y]) -> i32[16@Y] on g { return argmax(a, axis=0); }");
+  // argmax over dim 0 (blocks of two: AnArgmaxAcrossBlocksGathersOneValuePerBlock): the result
+  // keeps dim 1's Y blocks, nothing to take afterwards.
+  auto m = lower(std::string(kMesh) + "func f(a: f32[4@X, 16@Y]) -> i32[16@Y] on g { return argmax(a, axis=0); }");
   ASSERT_TRUE(m.module) << m.errors;
   EXPECT_EQ(kinds(*m.module, "f"), (std::vector<std::string>{"param", "start:all_gather", "wait:all_gather", "reduce",
                                                              "alias"}));
@@ -238,6 +239,30 @@ TEST(LowerToSpmd, ADynamicWindowGathersOnlyTheDimsItCuts) {
     if (i->kind() == OpKind::start) {
       EXPECT_EQ(i->axes_attr("axes"), (AxisList{0}));
     }
+}
+
+// argmax/argmin along a sharded dimension whose blocks hold more than two elements gather one
+// value per block and row and all-reduce one index per row; they used to gather the dimension.
+// With blocks of two, the gather moves no more, and stays.
+TEST(LowerToSpmd, AnArgmaxAcrossBlocksGathersOneValuePerBlock) {
+  auto l = lower(std::string(kMesh) + "func f(a: f32[8@X, 16@Y]) -> i32[8@X] on g { return argmin(a, axis=1); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  const Function& f = *l.module->find("f");
+  auto k = kinds(*l.module, "f");
+  EXPECT_EQ(count(k, "start:all_gather"), 1);
+  EXPECT_EQ(count(k, "start:psum"), 1);
+  EXPECT_EQ(count(k, "start") + count(k, "start:reshard_exchange") + count(k, "start:all_to_all"), 0);
+  for (const InstrPtr& i : f.body)
+    if (i->kind() == OpKind::start) {
+      EXPECT_EQ(i->axes_attr("axes"), (AxisList{1}));
+      // a [4, 1] block: one value (f32, gathered) or one index (i32, all-reduced) per row
+      EXPECT_EQ(f.values[static_cast<std::size_t>(i->inputs()[0])].shape,
+                (i->string_attr("collective") == "psum" ? std::vector<std::int64_t>{4}
+                                                        : std::vector<std::int64_t>{4, 1}));
+    }
+  auto pairs = lower(std::string(kMesh) + "func f(a: f32[8@X, 8@Y]) -> i32[8@X] on g { return argmax(a, axis=1); }");
+  ASSERT_TRUE(pairs.module) << pairs.errors;
+  EXPECT_EQ(kinds(*pairs.module, "f"), (std::vector<std::string>{"param", "start:all_gather", "wait:all_gather", "reduce", "alias"}));
 }
 
 TEST(LowerReshards, MovingAnAxisBetweenDimsIsOneAllToAll) {
