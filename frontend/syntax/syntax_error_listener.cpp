@@ -120,6 +120,13 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
   // So is a name with non-ASCII characters where no name may stand (a stray '×'): token_scan
   // reported its characters.
   if (is_non_ascii_name(offending)) return;
+  // The parser does not see invalid characters (their channel is hidden), so `a & b` reads as
+  // `a b`: what it misses after one on the same line echoes the error token_scan reported.
+  for (std::size_t i = offending->getTokenIndex(); i-- > 0;) {
+    const antlr4::Token* t = parser->getTokenStream()->get(i);
+    if (t->getLine() != offending->getLine()) break;
+    if (t->getType() == Lexer::INVALID_CHARACTER) return;
+  }
   bool missing_at_line_end = !expected.empty() && previous && previous->getType() != antlr4::Token::EOF &&
                              previous->getTokenIndex() < offending->getTokenIndex() &&
                              previous->getLine() < offending->getLine();
@@ -141,6 +148,10 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
     if (next && next->getType() == Lexer::STAR && next->getStartIndex() == offending->getStopIndex() + 1)
       d.note("there are no block comments (/* */): start each comment line with //");
   }
+  // `x ** 2`: Python's power operator.
+  if (offending->getType() == Lexer::STAR && previous && previous->getType() == Lexer::STAR &&
+      previous->getStopIndex() + 1 == offending->getStartIndex())
+    d.note("there is no power operator: use square(x) or pow(x, y)");
   // A `//` earlier on the same line that was meant as a comment but reads as floor division.
   for (std::size_t i = offending->getTokenIndex(); i-- > 0;) {
     const antlr4::Token* t = stream->get(i);

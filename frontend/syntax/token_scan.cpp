@@ -38,6 +38,19 @@ std::string describe_invalid(std::string_view bytes) {
   return std::string("invalid character '") + static_cast<char>(c) + "'";
 }
 
+// What a user coming from Python, NumPy or C most likely meant by a character the language
+// does not have; empty for none.
+std::string meant_instead(char c) {
+  switch (c) {
+    case '&': return "the logical and of bools is '&&'; there are no bitwise operators";
+    case '|': return "the logical or of bools is '||'; there are no bitwise operators";
+    case '~': return "'!' negates a bool; there are no bitwise operators";
+    case '^': return "for bools, 'a != b' is their exclusive or; there are no bitwise operators";
+    case '?': return "there is no conditional operator: where(cond, a, b) chooses elementwise";
+    default: return {};
+  }
+}
+
 }  // namespace
 
 // The lexer gives an unterminated string the STRING type (see Shard.g4).
@@ -74,7 +87,8 @@ TokenScanResult scan_tokens(const std::vector<antlr4::Token*>& tokens, const Sou
              tokens[i + 1]->getStartIndex() == end) {
         end = tokens[++i]->getStopIndex() + 1;
       }
-      diags.error(range_of_offsets(file, begin, end), describe_invalid(std::string_view(text).substr(begin)));
+      auto d = diags.error(range_of_offsets(file, begin, end), describe_invalid(std::string_view(text).substr(begin)));
+      if (const std::string hint = meant_instead(text[begin]); !hint.empty()) d.note(hint);
       result.lexical_errors = true;
       continue;
     }
