@@ -54,7 +54,8 @@ float float_unary(std::string_view op, float x) {
   if (op == "abs") return std::fabs(x);
   if (op == "sign") return float_sign(x);
   if (op == "square") return x * x;
-  if (op == "relu") return std::isnan(x) ? x : (x > 0 ? x : 0.0f);
+  // maximum(x, 0), which keeps x on equal values (XLA's max): relu(-0.0) is -0.0.
+  if (op == "relu") return x < 0 ? 0.0f : x;
   if (op == "floor") return std::floor(x);
   if (op == "ceil") return std::ceil(x);
   if (op == "round") return std::nearbyint(x);  // default rounding mode: half to even

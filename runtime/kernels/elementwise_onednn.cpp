@@ -20,12 +20,13 @@ struct EltwiseAlgorithm {
 // The unary ops oneDNN 2.6's eltwise computes with the same definition as JAX's and within
 // 3 ulp of libm (measured over [-8, 8]). Its log (about 1e-4 relative error), gelu_tanh and
 // gelu_erf (2e-5, 3e-5) are too coarse to stay within the evaluator's tolerance: they loop.
+// So does relu: oneDNN's makes -0.0 +0.0 and NaN 0, where jax.nn.relu, XLA's maximum(x, 0),
+// keeps both.
 std::optional<EltwiseAlgorithm> eltwise_for(UnaryOp op) {
   switch (op) {
     case UnaryOp::exp: return EltwiseAlgorithm{algorithm::eltwise_exp};
     case UnaryOp::tanh: return EltwiseAlgorithm{algorithm::eltwise_tanh};
     case UnaryOp::sigmoid: return EltwiseAlgorithm{algorithm::eltwise_logistic};
-    case UnaryOp::relu: return EltwiseAlgorithm{algorithm::eltwise_relu};
     case UnaryOp::sqrt: return EltwiseAlgorithm{algorithm::eltwise_sqrt};
     case UnaryOp::abs: return EltwiseAlgorithm{algorithm::eltwise_abs};
     case UnaryOp::square: return EltwiseAlgorithm{algorithm::eltwise_square};
@@ -57,7 +58,6 @@ bool try_onednn_unary(Context& ctx, UnaryOp op, const View& x, const MutView& y)
     return false;
   }
   const auto* in = static_cast<const float*>(x.data);
-  if (op == UnaryOp::relu && any_nan(in, x.size())) return false;
   // exp and sigmoid below -87 have subnormal results (exp(-87) = 1.6e-38, just above FLT_MIN),
   // which oneDNN's exp flushes to 0; JAX keeps them (docs/language.md 6.7). Such inputs, and
   // exp of NaN, take the loops.

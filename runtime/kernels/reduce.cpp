@@ -154,8 +154,10 @@ void reduce_typed(ReduceOp op, const View& x, const Split& s, const MutView& out
   } else {
     // Integers and bool: sums and products wrap in the result's integer type.
     if (op == ReduceOp::mean) {
+      // jnp.mean converts the integers to f32 first (16777217 counts as 16777216), then sums.
       for_each_output(s, out, [&](std::int64_t off, char* o) {
-        const double r = fold_block<T>(x, s, off, 0.0, [](double a, M v) { return a + static_cast<double>(v); });
+        const double r = fold_block<T>(x, s, off, 0.0,
+                                       [](double a, M v) { return a + static_cast<double>(static_cast<float>(v)); });
         store_double(out.dtype, o, static_cast<float>(r) / static_cast<float>(count));
       });
       return;

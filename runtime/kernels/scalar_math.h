@@ -29,7 +29,8 @@ inline float float_unary(UnaryOp op, float x) {
     case UnaryOp::expm1: return std::expm1(x);
     case UnaryOp::tanh: return std::tanh(x);
     case UnaryOp::sigmoid: return 1.0f / (1.0f + std::exp(-x));
-    case UnaryOp::relu: return std::isnan(x) ? x : (x > 0 ? x : 0.0f);
+    // maximum(x, 0) keeps x on equal values (XLA's max): relu(-0.0) is -0.0, NaN stays.
+    case UnaryOp::relu: return x < 0 ? 0.0f : x;
     case UnaryOp::gelu: {
       const float k = 0.7978845608028654f;  // sqrt(2 / pi)
       return x * (0.5f * (1.0f + std::tanh(k * (x + 0.044715f * (x * x * x)))));

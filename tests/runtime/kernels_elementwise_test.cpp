@@ -359,8 +359,24 @@ TEST(KernelsElementwise, SubnormalResultsAreKeptOnEveryPath) {
   }
 }
 
+// relu is jax.nn.relu's maximum(x, 0), and XLA's maximum keeps its first operand on equal
+// values: relu(-0.0) is -0.0, and a negative x gives +0.0, on every path.
+TEST(KernelsElementwise, ReluKeepsNegativeZeroAndGivesPositiveZero) {
+  sk::Context ctx;
+  for (std::int64_t n : {8, 5000}) {
+    Array x(DType::f32, {n}), y(DType::f32, {n});
+    for (std::int64_t i = 0; i < n; ++i) x.set(i, i % 3 == 0 ? -0.0 : i % 3 == 1 ? -3.0 : 2.0);
+    sk::unary(ctx, UnaryOp::relu, x.view(), y.mut());
+    for (std::int64_t i = 0; i < 3; ++i) {
+      const double want = i == 0 ? -0.0 : i == 1 ? 0.0 : 2.0;
+      EXPECT_EQ(y.get(i), want) << "n=" << n << " i=" << i;
+      EXPECT_EQ(std::signbit(y.get(i)), std::signbit(want)) << "n=" << n << " i=" << i;
+    }
+  }
+}
+
 TEST(KernelsElementwise, NanStaysNanOnEveryPath) {
-  // oneDNN's exp and relu turn NaN into inf and 0; the kernels must not.
+  // oneDNN's exp turns NaN into inf (and its relu NaN into 0); the kernels must not.
   sk::Context ctx;
   for (std::int64_t n : {8, 5000}) {
     for (UnaryOp op : kFloatUnary) {

@@ -129,6 +129,13 @@ TEST(KernelsReduce, IntegerSumsWrapAndBoolSumsCount) {
   Array m(DType::f32, {});
   sk::reduce(ctx, ReduceOp::mean, x.view(), {0}, m.mut());  // integer mean gives a float
   EXPECT_NEAR(m.get(0), (2.0 * INT32_MAX + 3) / 3, 1e3);
+  // Each integer is converted to f32 before the sum, as jnp.mean does: 16777217 counts as
+  // 16777216, so the mean of [16777217, -16777216] is 0, not 0.5.
+  Array near(DType::i32, {2});
+  near.set_int(0, 16777217);
+  near.set_int(1, -16777216);
+  sk::reduce(ctx, ReduceOp::mean, near.view(), {0}, m.mut());
+  EXPECT_EQ(m.get(0), 0.0);
 }
 
 TEST(KernelsReduce, EmptyReductionsGiveIdentities) {
