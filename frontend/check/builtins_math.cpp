@@ -29,8 +29,11 @@ Value unary(Checker& c, const ast::CallExpr& call) {
     c.error(a.range("x"), "arithmetic on bool: " + n + " of " + to_string(t)).note("convert with astype first");
     return Value::error();
   }
+  // A weak operand gives a weak result, as lax's elementwise ops keep weak types (jnp.sqrt(2.0)
+  // is a weak f32: `bf16_array * sqrt(2.0)` stays bf16); a weak int becomes a weak float.
+  const bool weak = t.weak;
   if (kFloatUnary.count(n) && !shard::is_floating(t.dtype)) t = with_dtype(t, DType::f32);
-  t.weak = false;
+  t.weak = weak;
   return c.emit(n, call, {x}, t);
 }
 

@@ -106,7 +106,10 @@ Result<Type> broadcast_nary(std::string_view op, const std::vector<Type>& inputs
     if (chosen) dims[i].axes = *chosen;
   }
   Type r = make_array(dt.dtype, std::move(dims), mesh);
-  r.weak = dt.weak && rank == 0 && mesh == nullptr;
+  // JAX's weak types: the result of operands that are all weak is weak (`bool_array + 1` is a
+  // weak int32, `where(mask, 0.0, -1e9)` a weak float32), and gives way in promotion as a
+  // literal does.
+  r.weak = dt.weak;
   r.local = local;
   r.varying = local ? varying : 0;
   if (!local) {
@@ -180,6 +183,7 @@ Result<Type> binary_op(std::string_view op, BinaryKind kind, const Type& a, cons
     case BinaryKind::divide: {
       DTypeW d = true_divide(da, db);
       t.dtype = d.dtype;
+      t.weak = d.weak;
       break;
     }
     case BinaryKind::compare: t.dtype = DType::boolean; t.weak = false; break;
@@ -246,6 +250,7 @@ Result<Type> select_op(const Type& pred, const Type& on_true, const Type& on_fal
   Type t = *r;
   DTypeW d = promote({on_true.dtype, on_true.weak}, {on_false.dtype, on_false.weak});
   t.dtype = d.dtype;
+  t.weak = d.weak;  // the cases decide, not the (bool) condition
   return t;
 }
 
