@@ -23,7 +23,12 @@
 #
 # The generated files are rebuilt when a .shard file, a code generation template or the shardc
 # executable changes. A source may itself be generated at build time (the GENERATED property,
-# as add_custom_command's OUTPUT sets it).
+# as add_custom_command's OUTPUT sets it); a relative path names a file of the source folder,
+# or else one generated in the build folder.
+#
+# Under a multi-config generator, DEFINES, NAMESPACE or OPTIONS with a generator expression
+# (N=$<IF:$<CONFIG:Debug>,2,8>) generate each configuration's files in a folder of its own
+# (NAME.shardc/$<CONFIG>/NAME); an OUTPUT_DIR given with them must contain $<CONFIG>.
 #
 # Every DEFINES entry goes to every source, and shardc rejects a define naming no const of the
 # module: sources that do not share their consts go in separate libraries. CMake's boolean
@@ -87,10 +92,28 @@ function(shardc_add_library NAME)
     message(FATAL_ERROR "shardc_add_library(${NAME}): no shardc::runtime target; call find_package(shardc) first")
   endif()
 
+  # A generator expression in DEFINES, NAMESPACE or OPTIONS ($<IF:$<CONFIG:Debug>,2,8>) may give
+  # each configuration of a multi-config build different code, which must then live in
+  # different files: with one set of files, the configurations' rules would write the same
+  # outputs and one configuration would silently build the other's code.
+  set(per_config FALSE)
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(multi_config AND "${ARG_DEFINES};${ARG_NAMESPACE};${ARG_OPTIONS}" MATCHES "\\$<")
+    set(per_config TRUE)
+    if(ARG_OUTPUT_DIR AND NOT ARG_OUTPUT_DIR MATCHES "\\$<CONFIG>")
+      message(FATAL_ERROR "shardc_add_library(${NAME}): DEFINES, NAMESPACE or OPTIONS use a generator expression, "
+                          "which may differ between this generator's configurations; put $<CONFIG> in OUTPUT_DIR "
+                          "(or leave it out) so that each configuration gets its own generated files")
+    endif()
+  endif()
   set(include_dirs "")
   if(NOT ARG_OUTPUT_DIR)
-    set(ARG_OUTPUT_DIR "${CMAKE_CURRENT_BINARY_DIR}/${NAME}.shardc/${NAME}")
-    list(APPEND include_dirs "${CMAKE_CURRENT_BINARY_DIR}/${NAME}.shardc")  # "NAME/MODULE.shard.h"
+    set(library_dir "${CMAKE_CURRENT_BINARY_DIR}/${NAME}.shardc")
+    if(per_config)
+      string(APPEND library_dir "/$<CONFIG>")
+    endif()
+    set(ARG_OUTPUT_DIR "${library_dir}/${NAME}")
+    list(APPEND include_dirs "${library_dir}")  # "NAME/MODULE.shard.h"
   endif()
   cmake_path(ABSOLUTE_PATH ARG_OUTPUT_DIR BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE)
   list(PREPEND include_dirs "${ARG_OUTPUT_DIR}")
@@ -138,6 +161,16 @@ function(shardc_add_library NAME)
                           "(a misspelt keyword? shardc_add_library takes ${keywords})")
     endif()
     get_source_file_property(generated_source "${source_path}" GENERATED)
+    # A relative source that is not in the source folder may be generated in the build folder
+    # (add_custom_command's OUTPUT gen.shard), where add_library would look for it too.
+    if(NOT EXISTS "${source_path}" AND NOT generated_source AND NOT IS_ABSOLUTE "${source}")
+      cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE
+                 OUTPUT_VARIABLE built_path)
+      get_source_file_property(generated_source "${built_path}" GENERATED)
+      if(generated_source OR EXISTS "${built_path}")
+        set(source_path "${built_path}")
+      endif()
+    endif()
     if(NOT EXISTS "${source_path}" AND NOT generated_source)
       message(FATAL_ERROR "shardc_add_library(${NAME}): source '${source}' does not exist (looked for ${source_path})")
     endif()
@@ -203,6 +236,9 @@ function(shardc_add_library NAME)
   endif()
   target_compile_features(${NAME} PUBLIC cxx_std_20)
   set_target_properties(${NAME} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  # A project-wide CMAKE_CXX_CLANG_TIDY (or cppcheck, iwyu, cpplint) would lint code its users
+  # cannot edit, and with --warnings-as-errors fail their build in it.
+  set_target_properties(${NAME} PROPERTIES CXX_CLANG_TIDY "" CXX_CPPCHECK "" CXX_INCLUDE_WHAT_YOU_USE "" CXX_CPPLINT "")
   # Where the generated files are, for users who want to read or install them.
   set_target_properties(${NAME} PROPERTIES
     SHARDC_OUTPUT_DIR "${ARG_OUTPUT_DIR}"

@@ -1,4 +1,4 @@
-# Warnings and sanitizers shared by every target of the project.
+# Warnings, sanitizers and the OpenMP library shared by every target of the project.
 add_library(shardc_compile_options INTERFACE)
 target_compile_options(shardc_compile_options INTERFACE
   -Wall -Wextra -Wpedantic -Wno-unused-parameter)
@@ -38,3 +38,25 @@ endif()
 # which carries no flags to consumers), so the installed package must name it too.
 set_target_properties(shardc_compile_options PROPERTIES EXPORT_NAME compile_options)
 install(TARGETS shardc_compile_options EXPORT shardcTargets)
+
+# The OpenMP library the runtime and the kernels link, by path (runtime/CMakeLists.txt says why
+# not OpenMP::OpenMP_CXX): the one the compiler's flags chose, followed to the shared object's
+# soname link. GCC's libgomp.so in gcc/x86_64-linux-gnu/12/ is a link to libgomp.so.1 of the
+# libgomp1 package, which oneDNN needs anyway, so the installed package (shardcTargets.cmake,
+# shardc-runtime.pc) does not depend on this GCC version's development folder. pthread is left
+# out: Threads::Threads links it (FindOpenMP names the static libpthread.a here).
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+set(SHARDC_OPENMP_LIBRARIES "")
+foreach(lib IN LISTS OpenMP_CXX_LIBRARIES)
+  if(lib MATCHES "pthread")
+    continue()
+  endif()
+  file(REAL_PATH "${lib}" real_lib)
+  if(real_lib MATCHES "^(.*\\.so\\.[0-9]+)\\..*$")
+    set(soname_link "${CMAKE_MATCH_1}")  # (read before the next test overwrites it)
+    if(EXISTS "${soname_link}")
+      set(real_lib "${soname_link}")
+    endif()
+  endif()
+  list(APPEND SHARDC_OPENMP_LIBRARIES "${real_lib}")
+endforeach()

@@ -45,14 +45,8 @@ install(FILES
 
 # A pkg-config file for builds without CMake (Make, Meson, Bazel): the same libraries in link
 # order, and the OpenMP library the runtime was built with, by path as in runtime/CMakeLists.txt.
-find_package(OpenMP REQUIRED COMPONENTS CXX)  # runtime/ found it in its own scope
-set(SHARDC_PC_OPENMP_LIBS "")
-foreach(lib IN LISTS OpenMP_CXX_LIBRARIES)
-  if(NOT lib MATCHES "pthread")  # -pthread is on the line already
-    string(APPEND SHARDC_PC_OPENMP_LIBS " ${lib}")
-  endif()
-endforeach()
-string(STRIP "${SHARDC_PC_OPENMP_LIBS}" SHARDC_PC_OPENMP_LIBS)
+# (cmake/ShardcCompileOptions.cmake chose it; -pthread is on the line already.)
+list(JOIN SHARDC_OPENMP_LIBRARIES " " SHARDC_PC_OPENMP_LIBS)
 # Relative to the file itself (pkg-config's pcfiledir), so that `cmake --install --prefix P`
 # anywhere gives a file that points into P.
 file(RELATIVE_PATH SHARDC_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")

@@ -162,8 +162,10 @@ inline Tensor transpose(const Tensor& x, const std::vector<int>& perm) {
 // x[starts:limits:steps].
 inline k::View slice_window(const k::View& x, const Shape& starts, const Shape& limits, const Shape& steps) {
   k::View v = x;
-  for (int d = 0; d < static_cast<int>(x.rank()); ++d)
-    v = v.sliced(d, starts[d], shard::slice_count(starts[d], limits[d], steps[d]), steps[d]);
+  for (int d = 0; d < static_cast<int>(x.rank()); ++d) {
+    const auto i = static_cast<std::size_t>(d);
+    v = v.sliced(d, starts[i], shard::slice_count(starts[i], limits[i], steps[i]), steps[i]);
+  }
   return v;
 }
 

@@ -13,11 +13,15 @@ endforeach()
 file(REMOVE_RECURSE "${WORK_DIR}")
 
 # configure_case(NAME EXPECT <fails|warns|passes> MESSAGE <text or ""> CALLS <cmake code>
-#                [MINIMUM <the project's cmake_minimum_required, default 3.25>])
+#                [MINIMUM <the project's cmake_minimum_required, default 3.25>]
+#                [GENERATOR <a generator other than the build's>])
 function(configure_case name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "EXPECT;MESSAGE;CALLS;MINIMUM" "")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "EXPECT;MESSAGE;CALLS;MINIMUM;GENERATOR" "")
   if(NOT ARG_MINIMUM)
     set(ARG_MINIMUM 3.25)
+  endif()
+  if(NOT ARG_GENERATOR)
+    set(ARG_GENERATOR "${GENERATOR}")
   endif()
   set(dir "${WORK_DIR}/${name}")
   file(MAKE_DIRECTORY "${dir}")
@@ -25,7 +29,7 @@ function(configure_case name)
        "cmake_minimum_required(VERSION ${ARG_MINIMUM})\nproject(misuse_${name} LANGUAGES CXX)\n"
        "find_package(shardc CONFIG REQUIRED)\n${ARG_CALLS}\n")
   execute_process(
-    COMMAND "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${GENERATOR}"
+    COMMAND "${CMAKE_COMMAND}" -S "${dir}" -B "${dir}/build" -G "${ARG_GENERATOR}"
             "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-Dshardc_DIR=${BUILD_DIR}" "-DSHARD_SOURCE=${SHARD_SOURCE}"
     RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
   # CMake wraps long messages; compare without the line breaks and indentation.
@@ -68,3 +72,16 @@ configure_case(same_module_own_namespaces EXPECT passes MESSAGE ""
 # file that defined it: shardc_add_library sets its own (IN_LIST needs CMP0057).
 configure_case(old_minimum_version EXPECT passes MESSAGE "" MINIMUM 3.0
   CALLS "shardc_add_library(m SOURCES \${SHARD_SOURCE})")
+# The package has no components; asking for one says so (not just "shardc_FOUND to FALSE").
+configure_case(unknown_component EXPECT fails
+  MESSAGE "shardc has no components (asked for: runtime)"
+  CALLS "find_package(shardc CONFIG REQUIRED COMPONENTS runtime)")
+# A relative source generated in the build folder is found there, as add_library finds one.
+configure_case(generated_relative_source EXPECT passes MESSAGE ""
+  CALLS "add_custom_command(OUTPUT gen.shard COMMAND \${CMAKE_COMMAND} -E copy \${SHARD_SOURCE} gen.shard)\nshardc_add_library(m SOURCES gen.shard)")
+# Per-configuration DEFINES under a multi-config generator need per-configuration files.
+if(GENERATOR MATCHES "Ninja")
+  configure_case(per_config_defines_one_output_dir EXPECT fails GENERATOR "Ninja Multi-Config"
+    MESSAGE "DEFINES, NAMESPACE or OPTIONS use a generator expression, which may differ between this generator's configurations; put $<CONFIG> in OUTPUT_DIR"
+    CALLS "shardc_add_library(m SOURCES \${SHARD_SOURCE} DEFINES N=$<IF:$<CONFIG:Debug>,2,8> OUTPUT_DIR gen)")
+endif()

@@ -28,7 +28,7 @@ class Axes {
 
   int size() const { return count_; }
   bool empty() const { return count_ == 0; }
-  std::string_view operator[](int i) const { return names_[i]; }
+  std::string_view operator[](int i) const { return names_[static_cast<std::size_t>(i)]; }
   const std::string_view* begin() const { return names_.data(); }
   const std::string_view* end() const { return names_.data() + count_; }
   std::string to_string() const;  // "dp" or "(tp,dp)"

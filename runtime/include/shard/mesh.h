@@ -35,7 +35,7 @@ class Mesh {
   // Position of the axis called `name`; throws ArgumentError naming the mesh otherwise.
   int axis_position(std::string_view name) const;
   bool has_axis(std::string_view name) const;
-  int axis_size(std::string_view name) const { return axes_[axis_position(name)].size; }
+  int axis_size(std::string_view name) const { return axes_[static_cast<std::size_t>(axis_position(name))].size; }
 
   // The coordinate of `device` along each axis; throws ArgumentError if it is not in the mesh.
   std::vector<int> coords(int device) const;

@@ -32,7 +32,7 @@ class Tensor {
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   int rank() const { return static_cast<int>(shape_.size()); }
-  std::int64_t dim(int d) const { return shape_.at(d); }
+  std::int64_t dim(int d) const { return shape_.at(static_cast<std::size_t>(d)); }
   std::int64_t numel() const { return numel_; }
   std::size_t nbytes() const { return static_cast<std::size_t>(numel_) * dtype_size(dtype_); }
 
