@@ -1,6 +1,8 @@
 #include "frontend/check/types.h"
 
 #include <bit>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string_view>
@@ -162,9 +164,16 @@ std::string format_spec(const Mesh& mesh, const std::vector<Dim>& dims) {
 std::string format_static(const StaticValue& v) {
   if (auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
   if (auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  // As Python's repr prints a float: the shortest text that reads back as the same double, with
+  // a ".0" on a whole number (1.0 // 0.1 is 9.0; 1.0 % 0.1 is 0.09999999999999995, not 0.1).
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", std::get<double>(v));
-  return buf;
+  const double d = std::get<double>(v);
+  if (std::isnan(d)) return "nan";
+  if (std::isinf(d)) return d < 0 ? "-inf" : "inf";
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, d);
+  std::string text(buf, ec == std::errc() ? end : buf);
+  if (text.find_first_not_of("-0123456789") == std::string::npos) text += ".0";
+  return text;
 }
 
 std::string to_string(const Type& t) {

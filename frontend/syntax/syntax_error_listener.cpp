@@ -130,18 +130,32 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
   bool missing_at_line_end = !expected.empty() && previous && previous->getType() != antlr4::Token::EOF &&
                              previous->getTokenIndex() < offending->getTokenIndex() &&
                              previous->getLine() < offending->getLine();
+  antlr4::TokenStream* stream = parser->getTokenStream();
+  // A `//` earlier on a token's line that was meant as a comment but reads as floor division.
+  auto note_floor_division = [&](DiagnosticBuilder& d, const antlr4::Token* at) {
+    for (std::size_t i = at->getTokenIndex(); i-- > 0;) {
+      const antlr4::Token* t = stream->get(i);
+      if (t->getLine() != at->getLine()) break;
+      if (t->getType() == Lexer::SLASHSLASH) {
+        d.note(range_of(file_, t), "'//' right after a value on the same line is floor division; "
+                                   "a comment there must follow a ';' or '{', or start its own line");
+        break;
+      }
+    }
+  };
   if (missing_at_line_end) {
     // Most often a forgotten ';': name just that when it is one of the choices.
     bool semicolon = expected == "';'" || expected.find("';'") != std::string::npos;
     if (semicolon || expected.find(" or ") == std::string::npos) {
-      diags_.error(range_after(file_, previous), "expected " + (semicolon ? std::string("';'") : expected));
+      auto d = diags_.error(range_after(file_, previous), "expected " + (semicolon ? std::string("';'") : expected));
+      // `const N = 8 // eight` then a new line: `8 // eight` parsed, the ';' is missing after it.
+      note_floor_division(d, previous);
       return;
     }
   }
   std::string text = "unexpected " + describe_token(offending, file_);
   if (!expected.empty()) text += "; expected " + expected;
   auto d = diags_.error(range_of(file_, offending), text);
-  antlr4::TokenStream* stream = parser->getTokenStream();
   // A C-style block comment: '/' right before '*'.
   if (offending->getType() == Lexer::SLASH && stream->LT(1) == offending) {
     const antlr4::Token* next = stream->LT(2);  // LT fetches it; get() could be past the buffer
@@ -152,16 +166,7 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
   if (offending->getType() == Lexer::STAR && previous && previous->getType() == Lexer::STAR &&
       previous->getStopIndex() + 1 == offending->getStartIndex())
     d.note("there is no power operator: use square(x) or pow(x, y)");
-  // A `//` earlier on the same line that was meant as a comment but reads as floor division.
-  for (std::size_t i = offending->getTokenIndex(); i-- > 0;) {
-    const antlr4::Token* t = stream->get(i);
-    if (t->getLine() != offending->getLine()) break;
-    if (t->getType() == Lexer::SLASHSLASH) {
-      d.note(range_of(file_, t), "'//' right after a value on the same line is floor division; "
-                                 "a comment there must follow a ';' or '{', or start its own line");
-      break;
-    }
-  }
+  note_floor_division(d, offending);
 }
 
 }  // namespace shardc::syntax

@@ -175,19 +175,29 @@ Pending start_plan(Device& dev, const Tensor& x, Plan plan) {
 
 }  // namespace detail
 
+namespace {
+
+// A started collective abandoned without wait(): the communicator aborts the call, and the
+// device remembers it so that the call's error names it.
+void drop(Pending::State& state) noexcept {
+  if (state.dev->comm().cancel(state.dev->id(), state.ticket)) state.dev->note_dropped_collective();
+}
+
+}  // namespace
+
 Pending::Pending() = default;
 Pending::Pending(Pending&&) noexcept = default;
 
 Pending& Pending::operator=(Pending&& other) noexcept {
   if (this != &other) {
-    if (state_ && state_->active) state_->dev->comm().cancel(state_->dev->id(), state_->ticket);
+    if (state_ && state_->active) drop(*state_);
     state_ = std::move(other.state_);
   }
   return *this;
 }
 
 Pending::~Pending() {
-  if (state_ && state_->active) state_->dev->comm().cancel(state_->dev->id(), state_->ticket);
+  if (state_ && state_->active) drop(*state_);
 }
 
 Tensor Pending::wait() {

@@ -17,6 +17,7 @@ kernels::Context& Device::kernels() {
 
 void Device::begin_call(const Mesh& mesh) {
   mesh_ = &mesh;
+  dropped_collective_ = false;
   if (!cached_for_ || !(*cached_for_ == mesh)) {
     cached_for_ = mesh;
     groups_.clear();

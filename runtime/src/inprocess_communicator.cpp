@@ -316,14 +316,15 @@ void InProcessCommunicator::finish(int device, Ticket ticket) {
   release(device, group, tag);
 }
 
-void InProcessCommunicator::cancel(int device, Ticket ticket) noexcept {
-  if (ticket.call != channels_[device].call) return;  // its call is over, and the operation with it
+bool InProcessCommunicator::cancel(int device, Ticket ticket) noexcept {
+  if (ticket.call != channels_[device].call) return false;  // its call is over, and the operation with it
   Slot& mine = peer_slot(device, ticket.sequence);
-  if (!mine.open) return;
+  if (!mine.open) return false;
   Channel& ch = channels_[device];
   ch.aborted->store(true, std::memory_order_seq_cst);
   abort_call(ch.call_devices);
   release(device, *mine.group, ticket.sequence);
+  return true;
 }
 
 int InProcessCommunicator::unfinished(int device) const noexcept {

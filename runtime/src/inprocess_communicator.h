@@ -56,7 +56,7 @@ class InProcessCommunicator final : public Communicator {
 
   Ticket start(int device, const Group& group, const CollectiveOp& op) override;
   void finish(int device, Ticket ticket) override;
-  void cancel(int device, Ticket ticket) noexcept override;
+  bool cancel(int device, Ticket ticket) noexcept override;
   int unfinished(int device) const noexcept override;
   void begin_call(std::span<const int> devices, std::atomic<bool>* aborted) override;
   void abort_call(std::span<const int> devices) noexcept override;

@@ -207,8 +207,9 @@ void Runtime::run_erased(const Mesh& mesh, Erased fn, void* ctx) {
   comm_->end_call(call.devices);
   release(mesh);
   if (call.failed) throw DeviceError(call.error_device, call.error_message);
-  if (call.aborted.load())  // aborted by an abandoned collective, with no exception to report
-    throw DeviceError(-1, "a started collective was dropped without wait(); the call was aborted");
+  // A dropped collective names its device above; this stays for a communicator that aborts a
+  // call for a reason of its own.
+  if (call.aborted.load()) throw DeviceError(-1, "the call was aborted");
 }
 
 std::uint32_t Runtime::wait_for_call(Worker& w, std::uint32_t seen) {
@@ -254,12 +255,15 @@ void Runtime::worker_loop(Worker& w) {
                             std::to_string(open) + " started collective(s) not waited for: wait() every Pending " +
                             "in the call that started it");
     } catch (const CallAborted&) {
-      // Another device failed first; it reported the error.
+      // Another device failed first and reported the error, or this one dropped a collective
+      // (below).
     } catch (const std::exception& e) {
       fail(e.what());
     } catch (...) {
       fail("unknown exception");
     }
+    if (w.device.dropped_collective())
+      fail("a started collective was dropped without wait(); the call was aborted");
     comm_->leave_call(w.device.id());
     if (call.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       // The last device out wakes the caller through a word the Runtime owns: the Call on the

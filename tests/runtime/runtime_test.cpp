@@ -484,6 +484,25 @@ TEST(RuntimeFailure, AbandonedAsyncCollectiveDoesNotHang) {
                DeviceError);
 }
 
+// A Pending destroyed without wait() in the call that started it aborts the call, and the error
+// names the device that dropped it (it said "device -1").
+TEST(RuntimeFailure, ADroppedPendingNamesItsDevice) {
+  Runtime rt{4};
+  const Mesh m({{"x", 4}});
+  try {
+    rt.run(m, [](Device& dev) {
+      Tensor x(DType::f32, {1 << 14});
+      Pending p = start_psum(dev, x, "x");
+      if (dev.id() == 2) p = Pending();  // dropped
+      else p.wait();
+    });
+    FAIL() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_EQ(e.device(), 2);
+    EXPECT_NE(e.message().find("dropped without wait()"), std::string::npos) << e.message();
+  }
+}
+
 // A Pending kept past the call that started it: the call fails (its peers may still read the
 // input), and a wait() in a later call is an ArgumentError, not an internal assertion, nor a
 // cancellation of that call's own operation in the same slot. (Found by a probing helper: the

@@ -109,7 +109,8 @@ class Communicator {
   // the call, since the peers cannot complete the operation without this device, and returns
   // once no peer can still read this device's buffers. Never throws; nothing for a ticket of an
   // earlier call.
-  virtual void cancel(int device, Ticket ticket) noexcept = 0;
+  // Returns whether it aborted the current call (false for an operation of an earlier call).
+  virtual bool cancel(int device, Ticket ticket) noexcept = 0;
   // How many operations `device` has started in this call and neither finished nor cancelled.
   virtual int unfinished(int device) const noexcept = 0;
 

@@ -39,6 +39,10 @@ class Device {
 
   // Used by the Runtime at the start of each call.
   void begin_call(const Mesh& mesh);
+  // Set by a Pending of this device destroyed (or overwritten) without wait(), which aborts the
+  // call: the Runtime reports this device as the one that failed.
+  void note_dropped_collective() { dropped_collective_ = true; }
+  bool dropped_collective() const { return dropped_collective_; }
   // Used by the Runtime before the first call: the gate this device's kernels pass through.
   void set_compute_gate(kernels::ComputeGate* gate) { gate_ = gate; }
 
@@ -54,6 +58,7 @@ class Device {
   std::vector<std::unique_ptr<CachedGroup>> groups_;
   std::unique_ptr<kernels::Context> kernels_;
   kernels::ComputeGate* gate_ = nullptr;
+  bool dropped_collective_ = false;
 };
 
 }  // namespace shard
