@@ -58,9 +58,14 @@ bool float_greater(float a, float b) {  // NaN counts as the largest
 
 // XLA's total order of sort and TopK: float_greater, and +0 above -0 (argmax, like jnp.argmax,
 // takes them as equal).
+// XLA's total order of floats, as its TopK uses: -NaN < -inf < ... < -0 < +0 < ... < +inf <
+// +NaN (NaNs of one sign are equal).
 bool float_greater_total(float a, float b) {
+  auto side = [](float v) { return std::isnan(v) ? (std::signbit(v) ? -1 : 1) : 0; };
+  if (side(a) != side(b)) return side(a) > side(b);
+  if (side(a) != 0) return false;
   if (a == b && a == 0) return !std::signbit(a) && std::signbit(b);
-  return float_greater(a, b);
+  return a > b;
 }
 
 }  // namespace

@@ -126,14 +126,20 @@ void top_k(const View& x, std::int64_t k, const MutView& values, const MutView& 
       const std::int64_t xo = at[0], vo = at[1], io = at[2];
       std::iota(order.begin(), order.end(), 0);
       auto value = [&](std::int64_t i) { return T::load(xs[xo + i * x.strides.back()]); };
-      // Larger first; equal values by lower index. NaN is the largest, and +0 is above -0: XLA's
-      // TopK compares in the total order of floats (sort, like jnp.sort, takes them as equal).
+      // Larger first; equal values by lower index. XLA's TopK compares in the total order of
+      // floats, -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN (sort, like jnp.sort, takes
+      // the zeros as equal and every NaN as the largest): a NaN with its sign bit set, as x86's
+      // 0/0 and sqrt(-1) give, comes last.
       std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](std::int64_t a, std::int64_t b) {
         const auto va = value(a), vb = value(b);
-        if (detail::sort_less(vb, va)) return true;
-        if (detail::sort_less(va, vb)) return false;
-        if constexpr (std::is_floating_point_v<decltype(va)>)
-          if (std::signbit(va) != std::signbit(vb) && va == 0) return std::signbit(vb);
+        if constexpr (std::is_floating_point_v<decltype(va)>) {
+          const int na = detail::nan_side(va), nb = detail::nan_side(vb);
+          if (na != nb) return na > nb;
+          if (na != 0) return a < b;  // NaNs of one sign: by index
+          if (std::signbit(va) != std::signbit(vb) && va == 0 && vb == 0) return std::signbit(vb);
+        }
+        if (vb < va) return true;
+        if (va < vb) return false;
         return a < b;
       });
       for (std::int64_t j = 0; j < k; ++j) {

@@ -7,6 +7,13 @@
 
 namespace shard::kernels::detail {
 
+// In the total order of floats: 1 for a NaN above +inf (sign bit clear), -1 for one below
+// -inf (sign bit set), 0 for a number.
+template <typename M>
+inline int nan_side(M v) {
+  return std::isnan(v) ? (std::signbit(v) ? -1 : 1) : 0;
+}
+
 template <typename M>
 inline bool sort_less(M a, M b) {
   if constexpr (std::is_floating_point_v<M>) {

@@ -133,6 +133,10 @@ TEST(Reduce, SoftmaxAndTopK) {
   HostTensor signed_zeros = floats({3}, {-0.0f, 0.0f, -0.0f});
   EXPECT_EQ(top_k(signed_zeros, 3).second.ints, (std::vector<std::int64_t>{1, 0, 2}));
   EXPECT_EQ(reduce("argmax", signed_zeros, {0}, false, DType::i32).ints, (std::vector<std::int64_t>{0}));
+  // A NaN with its sign bit set is below -inf in that order, one without it above +inf.
+  const float inf = std::numeric_limits<float>::infinity();
+  HostTensor nans = floats({4}, {-inf, std::copysign(std::nanf(""), -1.0f), 1.0f, std::nanf("")});
+  EXPECT_EQ(top_k(nans, 4).second.ints, (std::vector<std::int64_t>{3, 2, 0, 1}));
 }
 
 TEST(Einsum, MatmulBatchAndSummedLetters) {
