@@ -261,6 +261,38 @@ class SpmdLowering {
     return o.outputs[0];
   }
 
+  // pow(x, n) of a float x by a static integer n: lax.integer_pow, which multiplies by repeated
+  // squaring, each product rounded to x's dtype (JAX's _integer_pow; a negative n takes the
+  // reciprocal at the end, n = 0 gives ones). The evaluator computes the same chain.
+  void lower_float_integer_pow(const check::Op& op) {
+    const std::int64_t n = std::get<std::int64_t>(op.attrs.at("exponent"));
+    const Value out = val(op.outputs[0]);
+    if (n == 0) {
+      f_.body.push_back(Instr::make(OpKind::fill, {}, op.outputs, {{"value", 1.0}}, op.range));
+      return;
+    }
+    std::optional<ValueId> acc;
+    ValueId power = op.inputs[0];
+    auto multiply = [&](ValueId a, ValueId b) { return lower_step(op, "mul", {a, b}, out, {}); };
+    const std::uint64_t magnitude =
+        n < 0 ? static_cast<std::uint64_t>(-(n + 1)) + 1 : static_cast<std::uint64_t>(n);
+    for (std::uint64_t y = magnitude; y > 0;) {
+      if (y & 1u) acc = acc ? multiply(*acc, power) : power;
+      y >>= 1;
+      if (y > 0) power = multiply(power, power);
+    }
+    if (n < 0) {
+      Value one = out;
+      one.global_shape.clear();
+      one.shape.clear();
+      one.spec.clear();
+      one.weak = true;
+      const ValueId one_id = lower_step(op, "constant", {}, one, {{"value", 1.0}});
+      acc = lower_step(op, "div", {one_id, *acc}, out, {});
+    }
+    f_.body.push_back(Instr::make(OpKind::alias, {*acc}, op.outputs, {}, op.range));
+  }
+
   // argmax/argmin along a dimension d of n blocks of b elements (split over the axes G), as a
   // reduction instead of a gather of the whole dimension: each device finds its block's extreme
   // and that element's global index; a gather of one value per block finds the first block that
@@ -408,6 +440,7 @@ class SpmdLowering {
 
   void lower(const check::Op& op) {
     if (op.name == "reshape" && !f_.manual) return lower_reshape(op);
+    if (op.name == "integer_pow" && shard::is_floating(val(op.outputs[0]).dtype)) return lower_float_integer_pow(op);
     if (crosses_blocks(op)) {
       if (op.name == "softmax" && lower_softmax_across_blocks(op)) return;
       if ((op.name == "reduce_argmax" || op.name == "reduce_argmin") && lower_arg_reduce_across_blocks(op)) return;

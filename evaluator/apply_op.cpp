@@ -187,6 +187,8 @@ std::vector<EvalValue> dispatch(const Call& c) {
   auto one = [](HostTensor t) { return std::vector<EvalValue>{std::move(t)}; };
   if (n == "constant") return one(constant(c));
   if (kUnary.count(n)) return one(unary(n, c.arg(0), c.out_dtype()));
+  if (n == "integer_pow" && shard::is_floating(c.out_dtype()))
+    return one(float_integer_pow(c.arg(0), attr_int(c.op, "exponent"), c.out_dtype()));
   if (kArithmetic.count(n)) return one(binary(n, c.arg(0), c.arg(1), c.out_dtype()));
   if (kCompare.count(n)) return one(binary(n, c.arg(0), c.arg(1), compare_dtype(c)));
   if (n == "select") return one(select(c.arg(0), c.arg(1), c.arg(2), c.out_dtype()));

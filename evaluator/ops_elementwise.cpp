@@ -119,6 +119,36 @@ float float_binary(std::string_view op, float a, float b) {
   SHARDC_ASSERT(false, "unknown binary op '" + std::string(op) + "' on floats");
 }
 
+// lax.integer_pow of a float: repeated squaring, each product rounded to `dtype` (JAX's
+// _integer_pow; codegen/lower_to_spmd.cpp emits the same chain of multiplications).
+float integer_pow_of_float(float x, std::int64_t n, DType dtype) {
+  if (n == 0) return 1.0f;
+  const std::uint64_t magnitude = n < 0 ? static_cast<std::uint64_t>(-(n + 1)) + 1 : static_cast<std::uint64_t>(n);
+  bool have = false;
+  float acc = 0.0f, power = x;
+  for (std::uint64_t y = magnitude; y > 0;) {
+    if (y & 1u) {
+      acc = have ? static_cast<float>(round_to(dtype, acc * power)) : power;
+      have = true;
+    }
+    y >>= 1;
+    if (y > 0) power = static_cast<float>(round_to(dtype, power * power));
+  }
+  return n < 0 ? static_cast<float>(round_to(dtype, 1.0f / acc)) : acc;
+}
+
+}  // namespace
+
+HostTensor float_integer_pow(const HostTensor& x_in, std::int64_t exponent, DType dtype) {
+  const HostTensor x = x_in.dtype == dtype ? x_in : convert(x_in, dtype);
+  HostTensor out = HostTensor::zeros(dtype, x.shape);
+  for (std::int64_t i = 0; i < out.size(); ++i)
+    out.store_float(i, integer_pow_of_float(static_cast<float>(x.floats[static_cast<std::size_t>(i)]), exponent, dtype));
+  return out;
+}
+
+namespace {
+
 // ---- integers: computed in uint64 and wrapped to the dtype by the caller ----
 
 std::int64_t sign_of(std::int64_t x) { return (x > 0) - (x < 0); }

@@ -24,6 +24,8 @@ HostTensor unary(std::string_view op, const HostTensor& x, DType result);
 // in `compute`, which is also the result dtype) and eq ne lt le gt ge and or (operands
 // converted to `compute`, result bool).
 HostTensor binary(std::string_view op, const HostTensor& a, const HostTensor& b, DType compute);
+// lax.integer_pow of a float array by a static exponent: repeated squaring, each product rounded.
+HostTensor float_integer_pow(const HostTensor& x, std::int64_t exponent, DType dtype);
 
 // where(cond, a, b) with the operands converted to `result`.
 HostTensor select(const HostTensor& cond, const HostTensor& a, const HostTensor& b, DType result);

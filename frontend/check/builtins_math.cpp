@@ -64,19 +64,20 @@ Value binary(Checker& c, const ast::CallExpr& call) {
   if (x.is_static_scalar() && a["b"].is_static_scalar()) x = c.materialize(x, call);
   auto t = checked(c, binary_op(call.callee.name, BinaryKind::arithmetic, x.type, a["b"].type), a, {"a", "b"});
   if (!t || !literals_fit(c, a, {"a", "b"}, t->dtype)) return Value::error();
-  // A static exponent makes JAX's power an integer_pow, which refuses a negative one for an
-  // integer base and uses every bit of a positive one (an array exponent wraps and uses six
-  // bits instead: docs/language.md section 6.7).
-  if (call.callee.name == "pow" && shard::is_integer(t->dtype) && a["b"].is_static_scalar()) {
+  // A static integer exponent makes JAX's power an integer_pow (any base dtype), which refuses
+  // a negative one for an integer base and uses every bit of a positive one (an array exponent
+  // wraps and uses six bits instead: docs/language.md section 6.7); a float base is multiplied
+  // by repeated squaring, each product rounded, as lax.integer_pow does.
+  if (call.callee.name == "pow" && t->dtype != DType::boolean && a["b"].is_static_scalar()) {
     const auto* e = a["b"].type.value ? std::get_if<std::int64_t>(&*a["b"].type.value) : nullptr;
-    if (e && *e < 0) {
+    if (e && *e < 0 && shard::is_integer(t->dtype)) {
       c.error(a.range("b"), "Integers cannot be raised to negative powers: pow of " +
                                 std::string(shard::dtype_name(t->dtype)) + " by " + std::to_string(*e))
           .note("JAX: jnp.power with a static exponent is lax.integer_pow, which raises this TypeError; convert "
                 "the base to a float with astype, or pass the exponent as an array");
       return Value::error();
     }
-    if (e) return c.emit("integer_pow", call, {x, a["b"]}, *t);
+    if (e) return c.emit("integer_pow", call, {x, a["b"]}, *t, {{"exponent", *e}});
   }
   return c.emit(call.callee.name, call, {x, a["b"]}, *t);
 }
