@@ -255,10 +255,17 @@ HostTensor arange(double start, double stop, double step, DType dtype) {
   double count = std::ceil((stop - start) / step);
   if (count < 0) count = 0;
   HostTensor out = HostTensor::zeros(dtype, {static_cast<std::int64_t>(count)});
+  // A float array is filled as NumPy fills it (shard::arange_fill), from its first two elements
+  // as the dtype stores them.
+  const bool floating = out.is_float();
+  const float first = floating ? round_to(dtype, static_cast<float>(start)) : 0.0f;
+  const float second = floating ? round_to(dtype, static_cast<float>(start + step)) : 0.0f;
   for (std::int64_t i = 0; i < out.size(); ++i) {
-    double v = start + static_cast<double>(i) * step;
-    if (out.is_float()) out.store_float(i, v);
-    else out.store_int(i, static_cast<std::int64_t>(v));
+    if (floating) {
+      out.store_float(i, i == 0 ? first : i == 1 ? second : shard::arange_fill(first, second, i));
+    } else {
+      out.store_int(i, static_cast<std::int64_t>(start + static_cast<double>(i) * step));
+    }
   }
   return out;
 }

@@ -24,6 +24,7 @@
 #include "shard/kernels/context.h"
 #include "shard/kernels/data_movement.h"
 #include "shard/kernels/elementwise.h"
+#include "shard/kernels/float16.h"
 #include "shard/kernels/matmul.h"
 #include "shard/kernels/reduce.h"
 #include "shard/kernels/sort.h"
@@ -503,9 +504,19 @@ inline Tensor arange(shard::Device& dev, DType dtype, double start, double step,
   std::int64_t* ip = idx.as<std::int64_t>();
   bool integral = start == std::floor(start) && step == std::floor(step) && shard::is_integer(dtype);
   Tensor out = Tensor::uninitialized(integral ? DType::i64 : DType::f32, p.shape);
+  // A float array is filled as NumPy fills it (shard::arange_fill), from its first two elements
+  // as the dtype stores them.
+  auto stored = [&](double v) {
+    const auto f = static_cast<float>(v);
+    if (dtype == DType::bf16) return k::bf16_to_f32(k::f32_to_bf16(f));
+    if (dtype == DType::f16) return k::f16_to_f32(k::f32_to_f16(f));
+    return f;
+  };
+  const float first = stored(start), second = stored(start + step);
   for (std::int64_t i = 0; i < idx.numel(); ++i) {
     std::int64_t g = ip[i] + p.offset[0];
     if (integral) out.as<std::int64_t>()[i] = static_cast<std::int64_t>(start) + g * static_cast<std::int64_t>(step);
+    else if (shard::is_floating(dtype)) out.as<float>()[i] = g == 0 ? first : g == 1 ? second : shard::arange_fill(first, second, g);
     else out.as<float>()[i] = static_cast<float>(start + static_cast<double>(g) * step);
   }
   return convert(out, dtype);

@@ -23,6 +23,15 @@ constexpr std::int64_t slice_count(std::int64_t start, std::int64_t limit, std::
   return span / step + (span % step != 0 ? 1 : 0);
 }
 
+// Element i >= 2 of a float arange as NumPy fills one (jnp.arange calls np.arange for static
+// arguments): from the first two elements as stored, `first` = start and `second` = start +
+// step each rounded to the array's dtype, first + i * (second - first) in f32 arithmetic (then
+// rounded to the dtype). So arange(0.3, 4.0, 0.29)[2] is 0.87999994, not f32(0.3 + 2 * 0.29) =
+// 0.88. Elements 0 and 1 are `first` and `second`. The evaluator and the generated code share it.
+constexpr float arange_fill(float first, float second, std::int64_t i) {
+  return first + static_cast<float>(i) * (second - first);
+}
+
 constexpr std::size_t dtype_size(DType t) {
   switch (t) {
     case DType::f32: return 4;
