@@ -105,6 +105,9 @@ Value astype(Checker& c, const ast::CallExpr& call) {
     c.error(a.range("dtype"), "astype takes a dtype name like f32, not the type " + to_string(*t));
     return Value::error();
   }
+  // A static int converts as JAX converts a Python int: one that does not fit an integer dtype
+  // is an OverflowError, not a wrapped value.
+  if (shard::is_integer(t->dtype) && !literals_fit(c, a, {"x"}, t->dtype)) return Value::error();
   Value x = a["x"].is_static_scalar() ? c.materialize(a["x"], call) : a["x"];
   return c.emit("convert", call, {x}, with_dtype(x.type, t->dtype), {{"dtype", std::string(shard::dtype_short_name(t->dtype))}});
 }

@@ -111,7 +111,12 @@ Value Checker::materialize(const Value& v, const ast::Node& node) {
   t.weak = v.type.weak;
   t.local = manual();
   // An int beyond int32 becomes an int64 array (section 4): as an i32 constant it would wrap.
-  if (literal_fits(v, DType::i32)) t.dtype = DType::i64;
+  // It is not weak: a weak int64 would give way to an int32 operand and wrap there
+  // (`i32_array + abs(-3000000000)` is int64, not a wrapped int32).
+  if (literal_fits(v, DType::i32)) {
+    t.dtype = DType::i64;
+    t.weak = false;
+  }
   std::map<std::string, Attr> attrs;
   std::visit([&](auto x) { attrs["value"] = x; }, *v.type.value);
   return emit("constant", node, {}, t, std::move(attrs));

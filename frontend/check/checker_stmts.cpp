@@ -155,11 +155,15 @@ void Checker::bind(const ast::Pattern& p, const Value& v, bool is_var, const ast
     ctx_->scopes.back().names[n] = Scope::Entry{Value::error(), is_var, p.name.range};
     return;
   }
-  ctx_->scopes.back().names[n] = Scope::Entry{v, is_var, p.name.range};
+  // A var array is never weak: its value may be replaced, and in a loop JAX promotes a weak
+  // carry to the strong type (`var v = where(c, 0.0, 1.0)` is a float32 var).
+  Value bound = v;
+  if (is_var && bound.kind == Value::Kind::typed && bound.type.is_array()) bound.type.weak = false;
+  ctx_->scopes.back().names[n] = Scope::Entry{bound, is_var, p.name.range};
   if (out_->node_types.size() > p.id)
-    if (auto t = binding_type(v)) out_->node_types[p.id] = *t;
-  if (auto t = binding_type(v); t && ctx_->out)
-    ctx_->out->bindings.push_back(Binding{n, p.id, p.name.range, *t, v.kind == Value::Kind::typed ? v.id : -1});
+    if (auto t = binding_type(bound)) out_->node_types[p.id] = *t;
+  if (auto t = binding_type(bound); t && ctx_->out)
+    ctx_->out->bindings.push_back(Binding{n, p.id, p.name.range, *t, bound.kind == Value::Kind::typed ? bound.id : -1});
 }
 
 void Checker::assign(const ast::Pattern& p, const Value& v, const SourceRange& stmt_range) {

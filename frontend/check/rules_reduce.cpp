@@ -71,6 +71,7 @@ Result<Type> softmax_op(const Type& x, int axis) {
     return rule_error(ErrorClass::bad_argument, "softmax needs an array of rank 1 or more, got " + to_string(x), {}, 0);
   Type r = x;
   if (!shard::is_floating(x.dtype)) r.dtype = DType::f32;
+  r.weak = false;  // jax.nn.softmax's max and sum end concrete (every jnp reduction does)
   (void)axis;
   return r;
 }

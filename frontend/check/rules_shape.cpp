@@ -190,6 +190,7 @@ Result<Type> concat_op(const std::vector<Type>& xs, int axis) {
     if (!s) return rule_error(ErrorClass::limit, "concat's result size overflows 64 bits");
     r.dims[axis].size = *s;
     r.varying |= xs[i].varying;
+    r.weak = r.weak && xs[i].weak;  // weak only when every operand is (a strong one decides)
   }
   return r;
 }
@@ -202,7 +203,10 @@ Result<Type> stack_op(const std::vector<Type>& xs, int axis) {
   if (!e) return e;
   Type r = *e;
   r.dims[axis].size = static_cast<std::int64_t>(xs.size());
-  for (const Type& t : xs) r.varying |= t.varying;
+  for (const Type& t : xs) {
+    r.varying |= t.varying;
+    r.weak = r.weak && t.weak;  // weak only when every operand is (a strong one decides)
+  }
   return r;
 }
 
@@ -364,8 +368,7 @@ Result<Type> broadcast_to_op(const Type& x, const std::vector<std::int64_t>& sha
   if (static_cast<int>(shape.size()) < x.rank())
     return rule_error(ErrorClass::shape_mismatch, "broadcast_to " + sizes_string(shape) + " has a lower rank than " +
                                                       to_string(x));
-  Type r = x;
-  r.weak = false;
+  Type r = x;  // a weak operand stays weak, as lax.broadcast_in_dim keeps it
   r.dims.clear();
   int offset = static_cast<int>(shape.size()) - x.rank();
   for (int i = 0; i < static_cast<int>(shape.size()); ++i) {
