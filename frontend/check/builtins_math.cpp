@@ -91,6 +91,13 @@ Value where(Checker& c, const ast::CallExpr& call) {
   Value cond = a["cond"];
   if (cond.is_static_scalar() && a["a"].is_static_scalar() && a["b"].is_static_scalar())
     cond = c.materialize(cond, call);
+  // jnp.where takes a numeric condition as `cond != 0` (NaN is true).
+  if (cond.type.kind == TypeKind::array && cond.type.dtype != DType::boolean) {
+    const Value zero = c.materialize(Value::static_value(make_static_int(0)), call);
+    auto ne = checked(c, binary_op("ne", BinaryKind::compare, cond.type, zero.type), a, {"cond", "cond"});
+    if (!ne) return Value::error();
+    cond = c.emit("ne", call, {cond, zero}, *ne);
+  }
   auto t = checked(c, select_op(cond.type, a["a"].type, a["b"].type), a, {"cond", "a", "b"});
   if (!t || !literals_fit(c, a, {"a", "b"}, t->dtype)) return Value::error();
   return c.emit("select", call, {cond, a["a"], a["b"]}, *t);
