@@ -204,7 +204,8 @@ class Checker {
   struct Override {
     std::string name;
     SourceRange declared_value;  // the value in the file, which -D replaced
-    std::string declared, given;
+    std::string declared, given;  // values, as the checker reads them (-D B=1_0 gives 10)
+    std::string spelled;          // the -D text as written
   };
   std::vector<Override> overrides_;
   std::set<std::pair<const ast::FunctionDecl*, const ast::FunctionDecl*>> traced_calls_;  // those edges

@@ -79,14 +79,14 @@ void Checker::note_overridden_consts() {
     for (const Override& o : overrides_) {
       if (!names_identifier(quoted, o.name)) continue;
       DiagnosticBuilder(&diags_, i).note(o.declared_value, "'" + o.name + "' is " + o.given + " here: -D " + o.name +
-                                                                "=" + o.given + " replaces the declared " + o.declared);
+                                                                "=" + o.spelled + " replaces the declared " + o.declared);
       any_named = true;
     }
   }
   if (any_named || first_error == diags_.size()) return;
   std::string list;
   for (const Override& o : overrides_)
-    list += (list.empty() ? "" : ", ") + ("-D " + o.name + "=" + o.given + " (declared " + o.declared + ")");
+    list += (list.empty() ? "" : ", ") + ("-D " + o.name + "=" + o.spelled + " (declared " + o.declared + ")");
   DiagnosticBuilder(&diags_, first_error).note("this module was checked with " + list);
 }
 
@@ -209,7 +209,8 @@ void Checker::check_const(const ast::ConstDecl& d) {
     else
       cv.value = def.value;
     cv.overridden = true;
-    overrides_.push_back({d.name.name, d.value->range, format_static(*v.type.value), def.text});
+    // `given` is the value as the checker reads it (-D B=1_0 is 10), not the spelling.
+    overrides_.push_back({d.name.name, d.value->range, format_static(*v.type.value), format_static(cv.value), def.text});
   }
   Type t = v.type;
   t.value = cv.value;
