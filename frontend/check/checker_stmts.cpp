@@ -331,6 +331,15 @@ void Checker::check_results(const ast::FunctionDecl& d, const Value& v, const So
         m = emit("convert", *d.body, {m}, want, {{"dtype", std::string(shard::dtype_short_name(want.dtype))}});
       }
     }
+    // A weak array joins the declared dtype as a literal does: `-> bf16[8@X] { return where(c,
+    // 0.5, 1.0); }` converts it, as adding it to a bf16 array would.
+    if (m.kind == Value::Kind::typed && m.type.is_array() && m.type.weak && want.is_array() &&
+        m.type.dtype != want.dtype && promote({m.type.dtype, true}, {want.dtype, false}).dtype == want.dtype) {
+      Type converted = m.type;
+      converted.dtype = want.dtype;
+      converted.weak = false;
+      m = emit("convert", *d.body, {m}, converted, {{"dtype", std::string(shard::dtype_short_name(want.dtype))}});
+    }
     if (ctx_->manual) {
       Type block = m.type;
       if (block.is_array() && block.weak && block.dims.empty()) block.dtype = want.dtype;
