@@ -261,6 +261,14 @@ class SpmdLowering {
     return o.outputs[0];
   }
 
+  // A weak rank-0 value of `dtype`: a literal constant a rewrite adds.
+  static Value weak_scalar(DType dtype) {
+    Value v;
+    v.dtype = dtype;
+    v.weak = true;
+    return v;
+  }
+
   // pow(x, n) of a float x by a static integer n: lax.integer_pow, which multiplies by repeated
   // squaring, each product rounded to x's dtype (JAX's _integer_pow; a negative n takes the
   // reciprocal at the end, n = 0 gives ones). The evaluator computes the same chain.
@@ -282,13 +290,8 @@ class SpmdLowering {
       if (y > 0) power = multiply(power, power);
     }
     if (n < 0) {
-      Value one = out;
-      one.global_shape.clear();
-      one.shape.clear();
-      one.spec.clear();
-      one.weak = true;
-      const ValueId one_id = lower_step(op, "constant", {}, one, {{"value", 1.0}});
-      acc = lower_step(op, "div", {one_id, *acc}, out, {});
+      const ValueId one = lower_step(op, "constant", {}, weak_scalar(out.dtype), {{"value", 1.0}});
+      acc = lower_step(op, "div", {one, *acc}, out, {});
     }
     f_.body.push_back(Instr::make(OpKind::alias, {*acc}, op.outputs, {}, op.range));
   }
@@ -357,9 +360,7 @@ class SpmdLowering {
     const ValueId k = lower_step(op, op.name, {v}, like(index_dtype, one_shape, one_spec),
                                  {{"axes", axes}, {"keepdims", true}});
     const ValueId hit = lower_step(op, "eq", {block_column(1), k}, like(DType::boolean, rows_shape, rows_spec), {});
-    Value zero_value = like(index_dtype, {}, {});
-    zero_value.weak = true;
-    const ValueId zero = lower_step(op, "constant", {}, zero_value, {{"value", std::int64_t{0}}});
+    const ValueId zero = lower_step(op, "constant", {}, weak_scalar(index_dtype), {{"value", std::int64_t{0}}});
     const ValueId picked = lower_step(op, "select", {hit, index, zero}, like(index_dtype, rows_shape, rows_spec), {});
     check::Op sum = op;
     sum.name = "reduce_sum";
@@ -385,14 +386,11 @@ class SpmdLowering {
     row = with_spec(*f_.mesh, row, row_spec);
     Value whole = x;
     whole.name.clear();
-    auto step = [&](std::string name, std::vector<ValueId> inputs, const Value& like, std::map<std::string, check::Attr> attrs) {
-      return lower_step(op, std::move(name), std::move(inputs), like, std::move(attrs));
-    };
     const std::map<std::string, check::Attr> over_axis = {{"axes", std::vector<std::int64_t>{axis}}, {"keepdims", true}};
-    const ValueId max = step("reduce_max", {op.inputs[0]}, row, over_axis);
-    const ValueId shifted = step("sub", {op.inputs[0], max}, whole, {});
-    const ValueId e = step("exp", {shifted}, whole, {});
-    const ValueId sum = step("reduce_sum", {e}, row, over_axis);
+    const ValueId max = lower_step(op, "reduce_max", {op.inputs[0]}, row, over_axis);
+    const ValueId shifted = lower_step(op, "sub", {op.inputs[0], max}, whole, {});
+    const ValueId e = lower_step(op, "exp", {shifted}, whole, {});
+    const ValueId sum = lower_step(op, "reduce_sum", {e}, row, over_axis);
     check::Op divide = op;
     divide.name = "div";
     divide.inputs = {e, sum};

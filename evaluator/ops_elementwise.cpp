@@ -137,18 +137,6 @@ float integer_pow_of_float(float x, std::int64_t n, DType dtype) {
   return n < 0 ? static_cast<float>(round_to(dtype, 1.0f / acc)) : acc;
 }
 
-}  // namespace
-
-HostTensor float_integer_pow(const HostTensor& x_in, std::int64_t exponent, DType dtype) {
-  const HostTensor x = x_in.dtype == dtype ? x_in : convert(x_in, dtype);
-  HostTensor out = HostTensor::zeros(dtype, x.shape);
-  for (std::int64_t i = 0; i < out.size(); ++i)
-    out.store_float(i, integer_pow_of_float(static_cast<float>(x.floats[static_cast<std::size_t>(i)]), exponent, dtype));
-  return out;
-}
-
-namespace {
-
 // ---- integers: computed in uint64 and wrapped to the dtype by the caller ----
 
 std::int64_t sign_of(std::int64_t x) { return (x > 0) - (x < 0); }
@@ -279,6 +267,14 @@ HostTensor unary(std::string_view op, const HostTensor& x_in, DType result) {
     else SHARDC_ASSERT(false, "unary op '" + std::string(op) + "' on integers");
     out.ints[i] = wrap_to(result, r);
   }
+  return out;
+}
+
+HostTensor float_integer_pow(const HostTensor& x_in, std::int64_t exponent, DType dtype) {
+  const HostTensor x = x_in.dtype == dtype ? x_in : convert(x_in, dtype);
+  HostTensor out = HostTensor::zeros(dtype, x.shape);
+  for (std::int64_t i = 0; i < out.size(); ++i)
+    out.store_float(i, integer_pow_of_float(static_cast<float>(x.floats[static_cast<std::size_t>(i)]), exponent, dtype));
   return out;
 }
 
