@@ -46,6 +46,26 @@ std::uint64_t pairs_digest(std::span<const std::pair<int, int>> pairs) {
   }
   return h;
 }
+// What check_peers_match compares, folded into one number: the group's members in order, the
+// kind, the input's dtype and shape where they must agree, and the kind's parameters.
+class OperationDigest {
+ public:
+  void add(std::uint64_t v) {
+    std::uint64_t z = h_ ^ (v + 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;  // splitmix64's finaliser
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    h_ = z ^ (z >> 31);
+  }
+  void add_shape(const Shape& shape) {
+    add(shape.size());
+    for (std::int64_t d : shape) add(static_cast<std::uint64_t>(d));
+  }
+  std::uint64_t value() const { return h_; }
+
+ private:
+  std::uint64_t h_ = 0;
+};
+
 constexpr std::uint32_t kAbort = 0x80000000u;     // the call was aborted
 constexpr std::uint32_t kDeparted = 0x40000000u;  // the owner's part of the call has returned
 constexpr std::uint32_t kTag = 0x3FFFFFFFu;
@@ -115,8 +135,10 @@ void InProcessCommunicator::end_call(std::span<const int> devices) noexcept {
       s.acquired.store(0, std::memory_order_relaxed);
       s.stage.store(0, std::memory_order_relaxed);
       s.finished.store(0, std::memory_order_relaxed);
+      s.ready_tag = s.stage_tag = s.finished_tag = 0;
       s.op = nullptr;
       s.group = nullptr;
+      s.digest = 0;
       s.input = nullptr;
       s.early = false;
       s.open = false;
@@ -139,10 +161,15 @@ void InProcessCommunicator::wake(Slot& slot, Word word) {
 
 void InProcessCommunicator::publish(Slot& slot, Word word_member, std::uint32_t tag) {
   std::atomic<std::uint32_t>& word = slot.*word_member;
-  // Set the word to `tag`, keeping the flag bits that other threads may set concurrently.
-  std::uint32_t v = word.load(std::memory_order_relaxed);
-  while (!word.compare_exchange_weak(v, tag | (v & ~kTag), std::memory_order_seq_cst)) {
-  }
+  // Set the word's tag bits to `tag`, keeping the flag bits that other threads may set
+  // concurrently. Only the owner writes the tag bits, so it knows them and adds the difference:
+  // one locked instruction, without first reading a line that peers are polling.
+  std::uint32_t& last = word_member == &Slot::ready ? slot.ready_tag
+                        : word_member == &Slot::stage ? slot.stage_tag
+                                                      : slot.finished_tag;
+  SHARD_ASSERT(tag > last, "a slot's tags only grow within a call");
+  word.fetch_add(tag - last, std::memory_order_seq_cst);
+  last = tag;
   wake(slot, word_member);
 }
 
@@ -197,6 +224,7 @@ Ticket InProcessCommunicator::start(int device, const Group& group, const Collec
   mine.split_axis = op.split_axis;
   mine.concat_axis = op.concat_axis;
   mine.pairs_digest = op.kind == CollectiveKind::permute ? pairs_digest(op.perm) : 0;
+  mine.digest = operation_digest(group, mine);
   mine.early = returns_early(group, op);
   mine.input = op.input ? op.input->bytes() : nullptr;
   if (mine.early && op.input && op.input->nbytes() > 0) {
@@ -227,9 +255,46 @@ bool InProcessCommunicator::returns_early(const Group& group, const CollectiveOp
   return false;
 }
 
+std::uint64_t InProcessCommunicator::operation_digest(const Group& group, const Slot& s) {
+  OperationDigest d;
+  d.add(group.members.size());
+  for (int m : group.members) d.add(static_cast<std::uint64_t>(m));
+  d.add(static_cast<std::uint64_t>(s.kind));
+  if (s.kind != CollectiveKind::barrier && s.kind != CollectiveKind::ragged_all_to_all) {
+    d.add(static_cast<std::uint64_t>(s.dtype));
+    d.add_shape(s.shape);
+  }
+  switch (s.kind) {  // as same_parameters in check_peers_match
+    case CollectiveKind::all_reduce: d.add(static_cast<std::uint64_t>(s.reduce)); break;
+    case CollectiveKind::all_gather:
+      d.add(static_cast<std::uint64_t>(s.outer));
+      d.add_shape(s.out_shape);
+      break;
+    case CollectiveKind::reduce_scatter:
+      d.add(static_cast<std::uint64_t>(s.reduce));
+      d.add(static_cast<std::uint64_t>(s.outer));
+      d.add_shape(s.out_shape);
+      break;
+    case CollectiveKind::all_to_all:
+      d.add(static_cast<std::uint64_t>(s.split_axis));
+      d.add(static_cast<std::uint64_t>(s.concat_axis));
+      d.add_shape(s.out_shape);
+      break;
+    case CollectiveKind::permute: d.add(s.pairs_digest); break;
+    default: break;
+  }
+  return d.value();
+}
+
 void InProcessCommunicator::check_peers_match(int device, const Group& group, std::uint32_t tag) {
   // Only the slots' own fields: a peer whose operation returned early has no CollectiveOp any more.
   const Slot& mine = peer_slot(device, tag);
+  // Equal digests: the peers agree (up to a 64-bit collision of two different operations), and
+  // nothing beyond the cache line already read for `ready` is touched. A difference is
+  // confirmed and named field by field below.
+  bool digests_agree = true;
+  for (int member : group.members) digests_agree &= peer_slot(member, tag).digest == mine.digest;
+  if (digests_agree) return;
   auto input_type = [](const Slot& s) {
     return s.kind == CollectiveKind::barrier ? std::string("nothing") : std::string(dtype_name(s.dtype)) + shape_string(s.shape);
   };

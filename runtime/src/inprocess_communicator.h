@@ -71,17 +71,35 @@ class InProcessCommunicator final : public Communicator {
 
  private:
   struct alignas(64) Slot {
+    // First cache line: what every peer polls and reads at every operation, so that a
+    // rendezvous moves one line per peer. The owner writes it three times per operation
+    // (ready, finished, and stage for a two-phase all_reduce).
     std::atomic<std::uint32_t> ready{0};
-    std::atomic<std::uint32_t> acquired{0};
     std::atomic<std::uint32_t> stage{0};
     std::atomic<std::uint32_t> finished{0};
+    // Published with ready: a digest of everything check_peers_match compares (group, kind,
+    // input, parameters), which peers compare first; only a difference sends them to the
+    // fields below, to confirm it and name it.
+    std::uint64_t digest = 0;
+    // Where peers read the input (the caller's tensor, or `staging` for an early-returning
+    // operation), and the operation itself (published with ready).
+    const std::byte* input = nullptr;
+    const CollectiveOp* op = nullptr;
+    const Group* group = nullptr;
+    // Second cache line: words peers touch only in the rare cases. `acquired` is read by an
+    // unwinding peer of an aborted call; `sleepers` written by a peer about to sleep, and read
+    // by the owner at each publish.
+    alignas(64) std::atomic<std::uint32_t> acquired{0};
     // Threads sleeping (or about to) on one of this slot's words: a notify costs a futex call
     // only when this is non-zero.
     std::atomic<std::uint32_t> sleepers{0};
-    const CollectiveOp* op = nullptr;  // published with ready
-    const Group* group = nullptr;
-    // Published with ready: what check_peers_match compares, and where peers read the input
-    // (the caller's tensor, or `staging` for an early-returning operation).
+    // Owner only: the tags last published in ready, stage and finished (publish adds the
+    // difference).
+    std::uint32_t ready_tag = 0;
+    std::uint32_t stage_tag = 0;
+    std::uint32_t finished_tag = 0;
+    // What check_peers_match compares when digests differ, kept by value: a peer whose
+    // operation returned early has no CollectiveOp any more.
     CollectiveKind kind = CollectiveKind::barrier;
     DType dtype = DType::f32;
     Shape shape;  // of the input
@@ -95,7 +113,6 @@ class InProcessCommunicator final : public Communicator {
     // A permute's (source, destination) pairs, folded into one number: members that disagree
     // would read inputs their sources never meant to send.
     std::uint64_t pairs_digest = 0;
-    const std::byte* input = nullptr;
     bool early = false;  // finish returns without waiting for the peers (all of them agree)
     bool open = false;   // started and not yet finished or cancelled (owner only)
     // Owner only: the last early operation in this slot, whose peers may still be reading
@@ -132,6 +149,7 @@ class InProcessCommunicator final : public Communicator {
   bool wait_peers_finished(int device, const Group& group, std::uint32_t tag) noexcept;
   // Whether an operation returns early (see above): decided from what every peer checks equal.
   bool returns_early(const Group& group, const CollectiveOp& op) const;
+  static std::uint64_t operation_digest(const Group& group, const Slot& slot);
   void check_peers_match(int device, const Group& group, std::uint32_t tag);
   void execute(int device, const Group& group, const CollectiveOp& op, std::uint32_t tag);
 

@@ -342,6 +342,14 @@ TEST(RuntimeFailure, CollectivesThatDifferInTheirParametersAreAnError) {
     expect_mismatch([rows](Device& dev, const Tensor& x) {
       psum(dev, dev.id() == 0 ? x : Tensor(DType::f32, {6, rows}), "x");
     });
+    // The same shape in another dtype, and an all_to_all that splits another axis (both
+    // compared through the operations' digests first, then field by field).
+    expect_mismatch([rows](Device& dev, const Tensor& x) {
+      psum(dev, dev.id() == 0 ? x : Tensor(DType::i32, {rows, 6}), "x");
+    });
+    expect_mismatch([](Device& dev, const Tensor& x) {
+      all_to_all(dev, x, "x", dev.id() == 0 ? 0 : 1, 0, /*tiled=*/true);
+    });
     // Device 0 sends to 1, device 1 thinks nobody sends: device 1 would have read device 0's
     // input all the same.
     expect_mismatch([](Device& dev, const Tensor& x) {
