@@ -112,6 +112,9 @@ Runtime::Runtime(int devices, int cores) {
   if (busy > cores) {
     pinned_ = pin_devices(cores);
     if (pinned_) {
+      pin_cores_ = cores;
+      foreign_load_ = std::make_unique<detail::ForeignLoad>(detail::allowed_cpus());
+      foreign_load_->sample();  // the baseline of the first check
       for (int c = 0; c < cores; ++c) gates_.push_back(std::make_unique<kernels::ComputeGate>(1));
     } else {
       gates_.push_back(std::make_unique<kernels::ComputeGate>(std::max(1, cores / omp_threads_)));
@@ -134,6 +137,26 @@ bool Runtime::pin_devices(int cores) {
     return false;
   }
   return true;
+}
+
+void Runtime::adjust_placement() {
+  if (!foreign_load_) return;
+  const auto now = std::chrono::steady_clock::now();
+  // Concurrent launches (calls on disjoint devices): one of them looks.
+  const std::unique_lock lock(placement_mutex_, std::try_to_lock);
+  if (!lock.owns_lock() || now < next_placement_check_) return;
+  next_placement_check_ = now + detail::kPlacementInterval;
+  const std::optional<double> foreign = foreign_load_->sample();
+  if (!foreign) return;
+  // Changing a running thread's affinity is safe at any time: the kernel moves it when it next
+  // runs. The compute gates stay one per core, which still lets `cores` kernels run at once.
+  if (pinned_ && *foreign >= detail::kUnpinForeignCores) {
+    const std::vector<int> cpus = detail::allowed_cpus();
+    for (auto& w : workers_) detail::unpin_thread(w->thread, cpus);
+    pinned_ = false;
+  } else if (!pinned_ && *foreign < detail::kRepinForeignCores) {
+    pinned_ = pin_devices(pin_cores_);
+  }
 }
 
 Runtime::~Runtime() { stop_workers(); }
@@ -193,6 +216,7 @@ void Runtime::run_erased(const Mesh& mesh, Erased fn, void* ctx) {
   call.remaining.store(mesh.size(), std::memory_order_relaxed);
 
   acquire(mesh);
+  adjust_placement();
   comm_->begin_call(call.devices, &call.aborted);
   Worker& first = *workers_[mesh.first_device()];
   const std::uint32_t completion = first.completion.load(std::memory_order_acquire);

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -31,6 +32,10 @@
 
 namespace shard {
 
+namespace detail {
+class ForeignLoad;
+}
+
 // The device whose thread calls this (a Runtime's worker), or nullptr on any other thread.
 // Generated code reaches its device's kernel context through it, so that the Runtime's
 // placement of kernels (the compute gate) applies to them.
@@ -43,7 +48,8 @@ class Runtime {
   // an OMP_NUM_THREADS set in the environment caps that number. When devices outnumber
   // cores, at most `cores` of them run a oneDNN kernel at a time (kernels/compute_gate.h), and
   // device d is pinned to the d % cores-th CPU the process may use, with a permit of its own
-  // per core (SHARD_PIN_DEVICES=0 turns pinning off; see src/cpu_affinity.h).
+  // per core, while no other process keeps those CPUs busy (checked at launches, every 200 ms
+  // at most; SHARD_PIN_DEVICES=0 turns pinning off; see src/cpu_affinity.h).
   // There is no MPI backend yet: in one of several ranks started by mpirun/mpiexec/srun the
   // constructor throws UnsupportedError rather than run independent copies that look like one
   // distributed run (SHARD_INDEPENDENT_RANKS=1 allows them; see src/mpi_launch.h).
@@ -57,8 +63,9 @@ class Runtime {
 
   int num_devices() const { return static_cast<int>(workers_.size()); }
   int omp_threads_per_device() const { return omp_threads_; }
-  // Whether the device threads are pinned to CPUs (only when they outnumber the cores).
-  bool devices_pinned() const { return pinned_; }
+  // Whether the device threads are pinned to CPUs now (only when they outnumber the cores, and
+  // only while other processes leave those cores alone).
+  bool devices_pinned() const { return pinned_.load(std::memory_order_relaxed); }
   Communicator& communicator() { return *comm_; }
 
   template <class Fn>
@@ -80,6 +87,9 @@ class Runtime {
   // Pins device d to the d % cores-th allowed CPU; false (and nothing pinned) when pinning is
   // turned off, fewer CPUs are allowed, or the system refuses.
   bool pin_devices(int cores);
+  // At a launch: unpins the devices while other processes keep their CPUs busy, and pins them
+  // again once those are quiet (src/cpu_affinity.h, ForeignLoad).
+  void adjust_placement();
   void acquire(const Mesh& mesh);
   void release(const Mesh& mesh);
 
@@ -91,7 +101,12 @@ class Runtime {
   // per core with the devices pinned, or one gate of `cores` permits shared by all (empty when
   // every device has a core).
   std::vector<std::unique_ptr<kernels::ComputeGate>> gates_;
-  bool pinned_ = false;
+  std::atomic<bool> pinned_{false};
+  // Set when the devices were pinned at construction: the watch on other processes' load.
+  std::unique_ptr<detail::ForeignLoad> foreign_load_;
+  int pin_cores_ = 0;
+  std::mutex placement_mutex_;
+  std::chrono::steady_clock::time_point next_placement_check_;
   unsigned fork_generation_ = 0;  // see runtime.cpp: calls in a fork()ed child are refused
   std::unique_ptr<Communicator> comm_;
   std::vector<std::unique_ptr<Worker>> workers_;
