@@ -107,6 +107,22 @@ TEST(Cli, UsageErrorsExitWith2) {
   }
 }
 
+// A file whose name starts with '-' is read as an option; the usage error says how to name it.
+TEST(Cli, AFileNamedLikeAnOptionGetsANote) {
+  for (const char* command : {"-dash.shard", "run -dash.shard", "--check -dash.shard"}) {
+    CliRun r = shardc(command);
+    EXPECT_EQ(r.status, 2) << command;
+    EXPECT_NE(r.output.find("'-dash.shard' was read as an option; to name a file that starts with '-', write "
+                            "'./-dash.shard' or put it after '--'"),
+              std::string::npos)
+        << r.output;
+  }
+  // After '--' every argument is a file: no note, the file is simply missing.
+  CliRun r = shardc("--check -- -dash.shard");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.output.find("was read as an option"), std::string::npos) << r.output;
+}
+
 TEST(Cli, InputsThatWouldClashAreErrors) {
   const std::filesystem::path dir = std::filesystem::path(write_temp("cli_good.shard", kGood)).parent_path();
   std::filesystem::create_directories(dir / "one");

@@ -1,7 +1,9 @@
 // shardc: the .shard compiler's command line. Parses options with CLI11 and hands them to
 // the driver (frontend/driver.h). Exit status: 0 success, 1 errors in the input, 2 usage.
 #include <CLI/CLI.hpp>
+#include <fstream>
 #include <iostream>
+#include <string_view>
 
 #include "codegen/emit_cpp.h"
 #include "frontend/driver.h"
@@ -20,6 +22,20 @@ const CLI::Validator kWholeNumber(
       return digits ? std::string() : "'" + text + "' is not a whole number";
     },
     "");
+
+// After a usage error: an argument that starts with '-' but names a .shard file was read as an
+// option (CLI11 then reports a missing file or an unknown option), so say how to pass it.
+void note_files_read_as_options(int argc, char** argv) {
+  bool after_double_dash = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") after_double_dash = true;
+    if (after_double_dash || arg.size() < 2 || arg[0] != '-') continue;
+    if (arg.ends_with(".shard") || std::ifstream(argv[i]).good())
+      std::cerr << "note: '" << arg << "' was read as an option; to name a file that starts with '-', write './"
+                << arg << "' or put it after '--'\n";
+  }
+}
 
 // `shardc run FILE ...` compiles, builds, runs and checks a program (tools/shardc/run_command.h).
 // argv[0] is "run".
@@ -48,6 +64,7 @@ int run_main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int status = app.exit(e);
+    if (status != 0) note_files_read_as_options(argc, argv);
     return status == 0 ? 0 : kUsageError;
   }
   return shardc::run_command(o);
@@ -88,6 +105,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int status = app.exit(e);  // prints help/version (status 0) or the usage error
+    if (status != 0) note_files_read_as_options(argc, argv);
     return status == 0 ? 0 : kUsageError;
   }
 
