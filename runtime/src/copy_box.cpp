@@ -47,9 +47,8 @@ void streaming_fence() {
 #endif
 }
 
-void copy_box(const std::byte* src, const Shape& src_shape, const Shape& src_offset, std::byte* dst,
-              const Shape& dst_shape, const Shape& dst_offset, const Shape& extent, std::size_t element_size,
-              bool streaming) {
+void copy_box(const std::byte* src, Dims src_shape, Dims src_offset, std::byte* dst, Dims dst_shape, Dims dst_offset,
+              Dims extent, std::size_t element_size, bool streaming) {
   const int rank = static_cast<int>(extent.size());
   for (auto e : extent)
     if (e == 0) return;
@@ -64,7 +63,7 @@ void copy_box(const std::byte* src, const Shape& src_shape, const Shape& src_off
     if (extent[d] != src_shape[d] || extent[d] != dst_shape[d]) break;
   }
   // Row-major element strides.
-  std::vector<std::int64_t> src_stride(rank + 1, 1), dst_stride(rank + 1, 1);
+  DimScratch src_stride(rank + 1, 1), dst_stride(rank + 1, 1);
   for (int d = rank - 1; d >= 0; --d) {
     src_stride[d] = src_stride[d + 1] * src_shape[d];
     dst_stride[d] = dst_stride[d + 1] * dst_shape[d];
@@ -85,7 +84,7 @@ void copy_box(const std::byte* src, const Shape& src_shape, const Shape& src_off
     return;
   }
   // Odometer over the outer dimensions [0, inner).
-  std::vector<std::int64_t> index(inner, 0);
+  DimScratch index(static_cast<std::size_t>(inner), 0);
   while (true) {
     std::int64_t s = src_base, t = dst_base;
     for (int d = 0; d < inner; ++d) {
@@ -100,9 +99,8 @@ void copy_box(const std::byte* src, const Shape& src_shape, const Shape& src_off
   if (streaming) streaming_fence();
 }
 
-void copy_box_part(const std::byte* src, const Shape& src_shape, const Shape& src_offset, std::byte* dst,
-                   const Shape& dst_shape, const Shape& dst_offset, const Shape& extent, std::size_t element_size,
-                   bool streaming, int part, int parts) {
+void copy_box_part(const std::byte* src, Dims src_shape, Dims src_offset, std::byte* dst, Dims dst_shape,
+                   Dims dst_offset, Dims extent, std::size_t element_size, bool streaming, int part, int parts) {
   if (parts <= 1) {
     copy_box(src, src_shape, src_offset, dst, dst_shape, dst_offset, extent, element_size, streaming);
     return;
@@ -115,7 +113,7 @@ void copy_box_part(const std::byte* src, const Shape& src_shape, const Shape& sr
   while (cut + 1 < extent.size() && extent[cut] == 1) ++cut;
   const auto [begin, end] = part_range(extent[cut], part, parts);
   if (end <= begin) return;
-  Shape slab = extent, from = src_offset, to = dst_offset;
+  DimScratch slab(extent), from(src_offset), to(dst_offset);
   slab[cut] = end - begin;
   from[cut] += begin;
   to[cut] += begin;

@@ -546,11 +546,11 @@ void InProcessCommunicator::run_reduce_scatter(const Group& group, const Collect
 void InProcessCommunicator::run_all_to_all(const Group& group, const CollectiveOp& op, std::uint32_t tag) {
   const int n = group.size();
   const std::size_t esize = dtype_size(op.input->dtype());
-  Shape chunk = op.in_shape;
+  DimScratch chunk(op.in_shape);
   chunk[op.split_axis] /= n;
   const bool streaming = op.output->nbytes() >= kStreamingBytes;
   run_on_team(team_threads(op.output->nbytes()), [&](int part, int parts) {
-    Shape src_offset(chunk.size(), 0), dst_offset(chunk.size(), 0);
+    DimScratch src_offset(op.in_shape.size(), 0), dst_offset(op.in_shape.size(), 0);
     src_offset[op.split_axis] = group.rank * chunk[op.split_axis];
     for (int k = 0; k < n; ++k) {
       dst_offset[op.concat_axis] = k * chunk[op.concat_axis];
