@@ -110,10 +110,13 @@ Runtime::Runtime(int devices, int cores) {
   // The workers wait for their first call; placement and gates are settled before it (the
   // launch's release/acquire publishes them).
   if (busy > cores) {
-    pinned_ = pin_devices(cores);
+    // The CPUs the constructing thread may use: where devices are pinned, and what unpinning
+    // gives back (a later caller's own affinity may be narrower).
+    pin_cpus_ = detail::allowed_cpus();
+    pin_cores_ = cores;
+    pinned_ = pin_devices();
     if (pinned_) {
-      pin_cores_ = cores;
-      foreign_load_ = std::make_unique<detail::ForeignLoad>(detail::allowed_cpus());
+      foreign_load_ = std::make_unique<detail::ForeignLoad>(pin_cpus_);
       foreign_load_->sample();  // the baseline of the first check
       for (int c = 0; c < cores; ++c) gates_.push_back(std::make_unique<kernels::ComputeGate>(1));
     } else {
@@ -127,13 +130,12 @@ Runtime::Runtime(int devices, int cores) {
   comm_ = std::move(comm);
 }
 
-bool Runtime::pin_devices(int cores) {
+bool Runtime::pin_devices() {
   if (!detail::pinning_enabled()) return false;
-  const std::vector<int> cpus = detail::allowed_cpus();
-  if (static_cast<int>(cpus.size()) < cores) return false;
+  if (static_cast<int>(pin_cpus_.size()) < pin_cores_) return false;
   for (std::size_t d = 0; d < workers_.size(); ++d) {
-    if (detail::pin_thread(workers_[d]->thread, cpus[d % cores])) continue;
-    for (std::size_t u = 0; u < d; ++u) detail::unpin_thread(workers_[u]->thread, cpus);
+    if (detail::pin_thread(workers_[d]->thread, pin_cpus_[d % static_cast<std::size_t>(pin_cores_)])) continue;
+    for (std::size_t u = 0; u < d; ++u) detail::unpin_thread(workers_[u]->thread, pin_cpus_);
     return false;
   }
   return true;
@@ -151,11 +153,10 @@ void Runtime::adjust_placement() {
   // Changing a running thread's affinity is safe at any time: the kernel moves it when it next
   // runs. The compute gates stay one per core, which still lets `cores` kernels run at once.
   if (pinned_ && *foreign >= detail::kUnpinForeignCores) {
-    const std::vector<int> cpus = detail::allowed_cpus();
-    for (auto& w : workers_) detail::unpin_thread(w->thread, cpus);
+    for (auto& w : workers_) detail::unpin_thread(w->thread, pin_cpus_);
     pinned_ = false;
   } else if (!pinned_ && *foreign < detail::kRepinForeignCores) {
-    pinned_ = pin_devices(pin_cores_);
+    pinned_ = pin_devices();
   }
 }
 
