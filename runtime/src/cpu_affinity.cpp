@@ -26,6 +26,12 @@ std::vector<int> allowed_cpus() {
   return cpus;
 }
 
+int usable_cores() {
+  const std::size_t allowed = allowed_cpus().size();
+  if (allowed > 0) return static_cast<int>(allowed);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 namespace {
 bool set_affinity(std::thread& thread, const std::vector<int>& cpus) {
   cpu_set_t set;
@@ -67,6 +73,8 @@ std::optional<std::uint64_t> busy_ticks(std::string_view proc_stat, const std::v
 }
 
 std::optional<double> ForeignLoad::sample() {
+  const auto now = std::chrono::steady_clock::now();
+  if (have_previous_ && now - previous_time_ < kMinForeignLoadWindow) return std::nullopt;
   std::ifstream file("/proc/stat");
   if (!file) return std::nullopt;
   std::string text(1, '\n');  // every CPU's line then starts after a newline
@@ -75,7 +83,6 @@ std::optional<double> ForeignLoad::sample() {
   timespec own{};
   if (!ticks || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &own) != 0) return std::nullopt;
   const auto own_time = std::chrono::seconds(own.tv_sec) + std::chrono::nanoseconds(own.tv_nsec);
-  const auto now = std::chrono::steady_clock::now();
   std::optional<double> cores;
   if (have_previous_ && now > previous_time_ && *ticks >= previous_ticks_) {
     static const double tick_seconds = 1.0 / static_cast<double>(sysconf(_SC_CLK_TCK));

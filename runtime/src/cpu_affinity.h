@@ -29,6 +29,10 @@ namespace shard::detail {
 // system does not say.
 std::vector<int> allowed_cpus();
 
+// How many CPUs this process may run on: allowed_cpus()'s count, or when the system does not
+// say, std::thread::hardware_concurrency() (at least 1).
+int usable_cores();
+
 // Restricts `thread` to the one CPU `cpu`, or to all of `cpus` (to undo a pin); false when the
 // system refuses (a container may forbid it).
 bool pin_thread(std::thread& thread, int cpu);
@@ -47,7 +51,8 @@ class ForeignLoad {
  public:
   explicit ForeignLoad(std::vector<int> cpus) : cpus_(std::move(cpus)) {}
   // The average number of cores that other processes used since the previous sample; nullopt
-  // for the first sample, and whenever /proc/stat cannot be read.
+  // for the first sample, when /proc/stat cannot be read, and when the previous sample is less
+  // than kMinForeignLoadWindow ago (which then stays the baseline).
   std::optional<double> sample();
 
  private:
@@ -62,6 +67,8 @@ class ForeignLoad {
 // levels, in cores, from which pinned devices are unpinned and below which they are pinned
 // again. /proc/stat counts 10 ms ticks: over 200 ms on 2 cores, 0.3 cores is 6 of 40 ticks.
 inline constexpr std::chrono::milliseconds kPlacementInterval{200};
+// A sample over a shorter window than this is no answer (10 ms ticks make it noise).
+inline constexpr std::chrono::milliseconds kMinForeignLoadWindow{100};
 inline constexpr double kUnpinForeignCores = 0.3;
 inline constexpr double kRepinForeignCores = 0.1;
 

@@ -184,7 +184,8 @@ InProcessCommunicator::Wait InProcessCommunicator::wait_for(int device, Slot& sl
   };
   if (!poll_until(policy_, settled))
     while (!settled()) sleep_on(slot, word_member, v);
-  if ((v & kTag) >= tag) return Wait::reached;
+  if ((v & kTag) > tag) return Wait::passed;
+  if ((v & kTag) == tag) return Wait::reached;
   if ((v & kAbort) && aborted(device)) return Wait::aborted;
   return Wait::departed;
 }
@@ -355,6 +356,7 @@ void InProcessCommunicator::finish(int device, Ticket ticket) {
     if (w == Wait::reached) continue;
     release(device, group, tag);
     if (w == Wait::aborted) throw CallAborted{};
+    if (w == Wait::passed) throw_passed(device, member, group, tag);
     throw_departed(device, member, group, tag);
   }
   // From here on this device reads its peers' operations and buffers.
@@ -410,7 +412,7 @@ bool InProcessCommunicator::wait_peers_finished(int device, const Group& group, 
     if (member == device) continue;
     Slot& peer = peer_slot(member, tag);
     const Wait w = wait_for(device, peer, &Slot::finished, tag);
-    if (w == Wait::reached) continue;
+    if (w == Wait::reached || w == Wait::passed) continue;  // passed: it has used this slot again since
     if (w == Wait::departed) continue;  // it returned without joining: it never read my buffers
     call_aborted = true;
     // Aborted: a peer that already acquired may be copying from my buffers right now; let it end.
@@ -428,8 +430,17 @@ void InProcessCommunicator::stage_barrier(int device, const Group& group, std::u
     if (member == device) continue;
     const Wait w = wait_for(device, peer_slot(member, tag), &Slot::stage, tag);
     if (w == Wait::aborted) throw CallAborted{};
+    if (w == Wait::passed) throw_passed(device, member, group, tag);
     if (w == Wait::departed) throw_departed(device, member, group, tag);
   }
+}
+
+void InProcessCommunicator::throw_passed(int device, int peer, const Group& group, std::uint32_t tag) {
+  throw ArgumentError("devices " + std::to_string(device) + " and " + std::to_string(peer) +
+                      " reached different collectives at the same point: device " + std::to_string(peer) +
+                      " has already gone past the " + std::string(collective_name(peer_slot(device, tag).kind)) +
+                      " over " + group.axes + " that device " + std::to_string(device) +
+                      " is in (it took part in collectives of other groups instead)");
 }
 
 void InProcessCommunicator::throw_departed(int device, int peer, const Group& group, std::uint32_t tag) {

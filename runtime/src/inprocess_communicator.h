@@ -25,6 +25,11 @@
 // Waiting polls (spin, or spin then sched_yield when devices share cores; see wait.h), then
 // sleeps on a futex (std::atomic::wait); each slot counts its sleepers so that publishing
 // costs a futex call only when someone sleeps on that slot.
+// A peer whose ready word holds a later tag than the one awaited (kSlots operations on, same
+// slot) was in another group at this point: an error, not a read of its later operation. What
+// stays undetected is a non-SPMD program in which such a peer rewrites the slot in the
+// nanoseconds between this device's read of its ready word and of its digest, and the new
+// digest equals this device's (generated code is SPMD and never reaches this).
 // A device whose part of the call returns sets kDeparted on its words: a peer still waiting for
 // it gets an ArgumentError (a non-SPMD program) instead of waiting forever.
 // On abort the flag words get the kAbort bit and every sleeper wakes. A device unwinding still
@@ -133,13 +138,18 @@ class InProcessCommunicator final : public Communicator {
   bool aborted(int device) const { return channels_[device].aborted->load(std::memory_order_seq_cst); }
   // Waits until the word reaches `tag`, unless the call is aborted or the word's owner has
   // left the call first.
-  enum class Wait { reached, aborted, departed };
+  // `passed`: the word holds a later operation's tag (same slot, kSlots or more operations on).
+  // At a rendezvous that proves a non-SPMD program: a peer reuses a slot only once every member
+  // of the slot's last operation has finished it, so a peer that has gone past this operation
+  // without this device was in another group here.
+  enum class Wait { reached, passed, aborted, departed };
   using Word = std::atomic<std::uint32_t> Slot::*;
   Wait wait_for(int device, Slot& slot, Word word, std::uint32_t tag);
   // Sleeps while slot.*word == seen (registered as a sleeper so that wake() notifies).
   static void sleep_on(Slot& slot, Word word, std::uint32_t seen);
   static void wake(Slot& slot, Word word);
   [[noreturn]] void throw_departed(int device, int peer, const Group& group, std::uint32_t tag);
+  [[noreturn]] void throw_passed(int device, int peer, const Group& group, std::uint32_t tag);
   void publish(Slot& slot, Word word, std::uint32_t tag);
   void stage_barrier(int device, const Group& group, std::uint32_t tag);
   void release(int device, const Group& group, std::uint32_t tag) noexcept;

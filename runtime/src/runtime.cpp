@@ -80,7 +80,9 @@ Runtime::Runtime(int devices, int cores) {
   block_cache_stats();  // reads SHARD_BLOCK_CACHE_MB now: a bad value fails here, not in some allocation
   detail::refuse_mpi_launch();
   fork_generation_ = fork_generation();
-  if (cores <= 0) cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Detected: the CPUs this process may run on (a container's cpuset or taskset may allow fewer
+  // than the machine has), else what the system reports.
+  if (cores <= 0) cores = detail::usable_cores();
   omp_threads_ = std::max(1, cores / devices);
   // An explicit OMP_NUM_THREADS is an upper bound (ThreadSanitizer runs set it to 1 to keep
   // libgomp's thread pool, which TSan cannot see through, out of the tested paths).
@@ -110,14 +112,17 @@ Runtime::Runtime(int devices, int cores) {
   // The workers wait for their first call; placement and gates are settled before it (the
   // launch's release/acquire publishes them).
   if (busy > cores) {
-    // The CPUs the constructing thread may use: where devices are pinned, and what unpinning
-    // gives back (a later caller's own affinity may be narrower).
+    // The first `cores` CPUs the constructing thread may use: where devices are pinned, and
+    // what unpinning gives back (not a later caller's own affinity, which may be narrower, nor
+    // CPUs beyond the `cores` the runtime was given).
     pin_cpus_ = detail::allowed_cpus();
+    if (static_cast<int>(pin_cpus_.size()) > cores) pin_cpus_.resize(static_cast<std::size_t>(cores));
     pin_cores_ = cores;
     pinned_ = pin_devices();
     if (pinned_) {
       foreign_load_ = std::make_unique<detail::ForeignLoad>(pin_cpus_);
-      foreign_load_->sample();  // the baseline of the first check
+      foreign_load_->sample();  // the baseline of the first check, a whole interval from now
+      next_placement_check_ = std::chrono::steady_clock::now() + detail::kPlacementInterval;
       for (int c = 0; c < cores; ++c) gates_.push_back(std::make_unique<kernels::ComputeGate>(1));
     } else {
       gates_.push_back(std::make_unique<kernels::ComputeGate>(std::max(1, cores / omp_threads_)));

@@ -41,6 +41,40 @@ TEST(CpuPlacement, AMissingOrMalformedCpuLineIsNoAnswer) {
   EXPECT_EQ(busy_ticks("\ncpu10 1 1 1 1 1 1 1\n", {1}), std::nullopt);
 }
 
+TEST(CpuPlacement, AForeignLoadSampleNeedsAWholeWindow) {
+  shard::detail::ForeignLoad load(shard::detail::allowed_cpus());
+  EXPECT_EQ(load.sample(), std::nullopt);  // the baseline
+  EXPECT_EQ(load.sample(), std::nullopt);  // microseconds later: 10 ms ticks make that noise
+  std::this_thread::sleep_for(shard::detail::kMinForeignLoadWindow + std::chrono::milliseconds(20));
+  const std::optional<double> cores = load.sample();
+  ASSERT_TRUE(cores.has_value());
+  EXPECT_GE(*cores, 0.0);
+}
+
+// A container's cpuset or taskset allows fewer CPUs than the machine has: the default core
+// count is what the process may use, so devices get that many OpenMP threads in all and are
+// pinned when they outnumber them.
+TEST(CpuPlacement, TheDefaultCoreCountIsTheCpusTheProcessMayUse) {
+  const std::vector<int> cpus = shard::detail::allowed_cpus();
+  ASSERT_FALSE(cpus.empty());
+  EXPECT_EQ(shard::detail::usable_cores(), static_cast<int>(cpus.size()));
+  cpu_set_t all;
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpus[0], &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);  // this thread; new threads inherit it
+  {
+    EXPECT_EQ(shard::detail::usable_cores(), 1);
+    shard::Runtime rt{2};
+    EXPECT_EQ(rt.omp_threads_per_device(), 1);
+    if (shard::detail::pinning_enabled()) {
+      EXPECT_TRUE(rt.devices_pinned());  // 2 devices, 1 CPU
+    }
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof all, &all), 0);
+}
+
 // Processes that keep each of `cpus` busy until killed (or for 20 s at most).
 std::vector<pid_t> start_busy_processes(const std::vector<int>& cpus) {
   std::vector<pid_t> pids;

@@ -310,6 +310,35 @@ TEST(RuntimeFailure, MismatchedCollectivesAreAnErrorNotAHang) {
                DeviceError);
 }
 
+// Devices in different groups at the same point, found late: devices 0 and 1 psum over b four
+// times and then over a, while 2 and 3 start with a psum over a. When 2 and 3 arrive after
+// device 0 has reused the slot of its first psum for its fifth (a psum over a, the very
+// operation device 2 expects), device 2 used to see a matching operation there and summed
+// device 0's fifth input into its first result, without an error (a probing helper). A slot
+// whose tag is past the one expected proves the mismatch. Small and large inputs (the early
+// return and the two-phase all-reduce).
+TEST(RuntimeFailure, APeerFoundPastTheOperationIsAMismatchNotAStaleRead) {
+  Runtime rt{4};
+  const Mesh m({{"a", 2}, {"b", 2}});
+  for (std::int64_t rows : {std::int64_t{16}, std::int64_t{100000}}) {
+    try {
+      rt.run(m, [&](Device& dev) {
+        const bool late = dev.id() >= 2;
+        if (late) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        for (int t = 1; t <= 5; ++t) {
+          const char* axis = late ? (t == 1 || t == 5 ? "a" : "b") : (t == 5 ? "a" : "b");
+          psum(dev, Tensor(DType::f32, {rows}), axis);
+        }
+      });
+      ADD_FAILURE() << "expected DeviceError (rows " << rows << ")";
+    } catch (const DeviceError& e) {
+      EXPECT_NE(e.message().find("reached different collectives at the same point"), std::string::npos)
+          << e.message();
+    }
+  }
+  EXPECT_NO_THROW(rt.run(m, [](Device& dev) { psum(dev, Tensor(DType::f32, {8}), "a"); }));
+}
+
 // Python's multiprocessing pattern: a fork()ed child has none of the parent's device threads, so
 // a call there is refused at once (it used to wait for them forever), and the Runtime can be
 // destroyed. The child reports by its exit status; alarm() turns a hang into a failure. (It

@@ -43,7 +43,9 @@ Device* current_device();
 
 class Runtime {
  public:
-  // `cores` = 0 means std::thread::hardware_concurrency(). Each device thread gets
+  // `cores` = 0 means the number of CPUs this process may run on (its affinity mask: a
+  // container's cpuset or taskset may allow fewer than std::thread::hardware_concurrency()
+  // reports, which is the fallback). Each device thread gets
   // max(1, cores / devices) OpenMP threads, so local math never oversubscribes the machine;
   // an OMP_NUM_THREADS set in the environment caps that number. When devices outnumber
   // cores, at most `cores` of them run a oneDNN kernel at a time (kernels/compute_gate.h), and
