@@ -84,7 +84,7 @@ std::optional<double> ForeignLoad::sample() {
   if (!ticks || clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &own) != 0) return std::nullopt;
   const auto own_time = std::chrono::seconds(own.tv_sec) + std::chrono::nanoseconds(own.tv_nsec);
   std::optional<double> cores;
-  if (have_previous_ && now > previous_time_ && *ticks >= previous_ticks_) {
+  if (have_previous_ && *ticks >= previous_ticks_) {  // the window is kMinForeignLoadWindow or more
     static const double tick_seconds = 1.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
     const double busy = static_cast<double>(*ticks - previous_ticks_) * tick_seconds;
     const double mine = std::chrono::duration<double>(own_time - previous_own_).count();

@@ -66,6 +66,61 @@ class OperationDigest {
   std::uint64_t h_ = 0;
 };
 
+// Everything the members of a collective must describe alike, in one order: the group's members,
+// the kind, the input's dtype and shape (not for barrier and ragged_all_to_all, whose inputs
+// may differ), and the kind's parameters (a psum against a pmax, or all_gathers along different
+// axes, would otherwise mix their results; reshard has checks of its own). Calls
+// number(std::int64_t) and dims(const Shape&) for each. The digest hashes this; a mismatch is
+// confirmed by comparing it in full.
+template <class Slot, class Number, class Dims>
+void visit_compared(const Slot& s, Number&& number, Dims&& dims) {
+  number(static_cast<std::int64_t>(s.group->members.size()));
+  for (int m : s.group->members) number(m);
+  number(static_cast<std::int64_t>(s.kind));
+  if (s.kind != CollectiveKind::barrier && s.kind != CollectiveKind::ragged_all_to_all) {
+    number(static_cast<std::int64_t>(s.dtype));
+    dims(s.shape);
+  }
+  switch (s.kind) {
+    case CollectiveKind::all_reduce: number(static_cast<std::int64_t>(s.reduce)); break;
+    case CollectiveKind::all_gather:
+      number(s.outer);
+      dims(s.out_shape);
+      break;
+    case CollectiveKind::reduce_scatter:
+      number(static_cast<std::int64_t>(s.reduce));
+      number(s.outer);
+      dims(s.out_shape);
+      break;
+    case CollectiveKind::all_to_all:
+      number(s.split_axis);
+      number(s.concat_axis);
+      dims(s.out_shape);
+      break;
+    case CollectiveKind::permute: number(static_cast<std::int64_t>(s.pairs_digest)); break;
+    default: break;
+  }
+}
+
+template <class Slot>
+std::uint64_t operation_digest(const Slot& s) {
+  OperationDigest d;
+  visit_compared(s, [&](std::int64_t v) { d.add(static_cast<std::uint64_t>(v)); }, [&](const Shape& shape) { d.add_shape(shape); });
+  return d.value();
+}
+
+// The same values in full: equal exactly when the operations agree.
+template <class Slot>
+std::vector<std::int64_t> compared_values(const Slot& s) {
+  std::vector<std::int64_t> values;
+  visit_compared(s, [&](std::int64_t v) { values.push_back(v); },
+                 [&](const Shape& shape) {
+                   values.push_back(static_cast<std::int64_t>(shape.size()));
+                   values.insert(values.end(), shape.begin(), shape.end());
+                 });
+  return values;
+}
+
 constexpr std::uint32_t kAbort = 0x80000000u;     // the call was aborted
 constexpr std::uint32_t kDeparted = 0x40000000u;  // the owner's part of the call has returned
 constexpr std::uint32_t kTag = 0x3FFFFFFFu;
@@ -225,7 +280,7 @@ Ticket InProcessCommunicator::start(int device, const Group& group, const Collec
   mine.split_axis = op.split_axis;
   mine.concat_axis = op.concat_axis;
   mine.pairs_digest = op.kind == CollectiveKind::permute ? pairs_digest(op.perm) : 0;
-  mine.digest = operation_digest(group, mine);
+  mine.digest = operation_digest(mine);
   mine.early = returns_early(group, op);
   mine.input = op.input ? op.input->bytes() : nullptr;
   if (mine.early && op.input && op.input->nbytes() > 0) {
@@ -256,62 +311,17 @@ bool InProcessCommunicator::returns_early(const Group& group, const CollectiveOp
   return false;
 }
 
-std::uint64_t InProcessCommunicator::operation_digest(const Group& group, const Slot& s) {
-  OperationDigest d;
-  d.add(group.members.size());
-  for (int m : group.members) d.add(static_cast<std::uint64_t>(m));
-  d.add(static_cast<std::uint64_t>(s.kind));
-  if (s.kind != CollectiveKind::barrier && s.kind != CollectiveKind::ragged_all_to_all) {
-    d.add(static_cast<std::uint64_t>(s.dtype));
-    d.add_shape(s.shape);
-  }
-  switch (s.kind) {  // as same_parameters in check_peers_match
-    case CollectiveKind::all_reduce: d.add(static_cast<std::uint64_t>(s.reduce)); break;
-    case CollectiveKind::all_gather:
-      d.add(static_cast<std::uint64_t>(s.outer));
-      d.add_shape(s.out_shape);
-      break;
-    case CollectiveKind::reduce_scatter:
-      d.add(static_cast<std::uint64_t>(s.reduce));
-      d.add(static_cast<std::uint64_t>(s.outer));
-      d.add_shape(s.out_shape);
-      break;
-    case CollectiveKind::all_to_all:
-      d.add(static_cast<std::uint64_t>(s.split_axis));
-      d.add(static_cast<std::uint64_t>(s.concat_axis));
-      d.add_shape(s.out_shape);
-      break;
-    case CollectiveKind::permute: d.add(s.pairs_digest); break;
-    default: break;
-  }
-  return d.value();
-}
-
 void InProcessCommunicator::check_peers_match(int device, const Group& group, std::uint32_t tag) {
   // Only the slots' own fields: a peer whose operation returned early has no CollectiveOp any more.
   const Slot& mine = peer_slot(device, tag);
   // Equal digests: the peers agree (up to a 64-bit collision of two different operations), and
   // nothing beyond the cache line already read for `ready` is touched. A difference is
-  // confirmed and named field by field below.
+  // confirmed on the compared values in full (visit_compared), then named.
   bool digests_agree = true;
   for (int member : group.members) digests_agree &= peer_slot(member, tag).digest == mine.digest;
   if (digests_agree) return;
   auto input_type = [](const Slot& s) {
     return s.kind == CollectiveKind::barrier ? std::string("nothing") : std::string(dtype_name(s.dtype)) + shape_string(s.shape);
-  };
-  // What the members must agree on besides kind, group and input: a psum against a pmax, or
-  // all_gathers along different axes, would otherwise mix their results.
-  auto same_parameters = [](const Slot& a, const Slot& b) {
-    switch (a.kind) {
-      case CollectiveKind::all_reduce: return a.reduce == b.reduce;
-      case CollectiveKind::all_gather: return a.outer == b.outer && a.out_shape == b.out_shape;
-      case CollectiveKind::reduce_scatter:
-        return a.reduce == b.reduce && a.outer == b.outer && a.out_shape == b.out_shape;
-      case CollectiveKind::all_to_all:
-        return a.split_axis == b.split_axis && a.concat_axis == b.concat_axis && a.out_shape == b.out_shape;
-      case CollectiveKind::permute: return a.pairs_digest == b.pairs_digest;
-      default: return true;  // reshard: its own checks; ragged, barrier: nothing more
-    }
   };
   auto describe = [&](const Slot& s) {
     std::string d = std::string(collective_name(s.kind));
@@ -325,13 +335,11 @@ void InProcessCommunicator::check_peers_match(int device, const Group& group, st
       d += " to " + shape_string(s.out_shape);
     return d;
   };
+  const std::vector<std::int64_t> expected = compared_values(mine);
   for (int r = 0; r < group.size(); ++r) {
     const Slot& peer = peer_slot(group.members[r], tag);
-    const bool same_group = peer.group->members == group.members;
     const bool same_kind = peer.kind == mine.kind;
-    const bool same_input = mine.kind == CollectiveKind::barrier || mine.kind == CollectiveKind::ragged_all_to_all ||
-                            (peer.dtype == mine.dtype && peer.shape == mine.shape);
-    if (!same_group || !same_kind || !same_input || !same_parameters(mine, peer))
+    if (compared_values(peer) != expected)
       throw ArgumentError("devices " + std::to_string(device) + " and " + std::to_string(group.members[r]) +
                           " reached different collectives at the same point: " + describe(mine) + " over " +
                           group.axes + " of " + input_type(mine) + " and " + describe(peer) + " over " +

@@ -159,7 +159,6 @@ class InProcessCommunicator final : public Communicator {
   bool wait_peers_finished(int device, const Group& group, std::uint32_t tag) noexcept;
   // Whether an operation returns early (see above): decided from what every peer checks equal.
   bool returns_early(const Group& group, const CollectiveOp& op) const;
-  static std::uint64_t operation_digest(const Group& group, const Slot& slot);
   void check_peers_match(int device, const Group& group, std::uint32_t tag);
   void execute(int device, const Group& group, const CollectiveOp& op, std::uint32_t tag);
 

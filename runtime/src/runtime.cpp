@@ -116,9 +116,10 @@ Runtime::Runtime(int devices, int cores) {
     // what unpinning gives back (not a later caller's own affinity, which may be narrower, nor
     // CPUs beyond the `cores` the runtime was given).
     pin_cpus_ = detail::allowed_cpus();
-    if (static_cast<int>(pin_cpus_.size()) > cores) pin_cpus_.resize(static_cast<std::size_t>(cores));
-    pin_cores_ = cores;
-    pinned_ = pin_devices();
+    if (static_cast<int>(pin_cpus_.size()) >= cores) {
+      pin_cpus_.resize(static_cast<std::size_t>(cores));
+      pinned_ = pin_devices();
+    }
     if (pinned_) {
       foreign_load_ = std::make_unique<detail::ForeignLoad>(pin_cpus_);
       foreign_load_->sample();  // the baseline of the first check, a whole interval from now
@@ -137,9 +138,8 @@ Runtime::Runtime(int devices, int cores) {
 
 bool Runtime::pin_devices() {
   if (!detail::pinning_enabled()) return false;
-  if (static_cast<int>(pin_cpus_.size()) < pin_cores_) return false;
   for (std::size_t d = 0; d < workers_.size(); ++d) {
-    if (detail::pin_thread(workers_[d]->thread, pin_cpus_[d % static_cast<std::size_t>(pin_cores_)])) continue;
+    if (detail::pin_thread(workers_[d]->thread, pin_cpus_[d % pin_cpus_.size()])) continue;
     for (std::size_t u = 0; u < d; ++u) detail::unpin_thread(workers_[u]->thread, pin_cpus_);
     return false;
   }

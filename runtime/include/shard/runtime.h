@@ -86,8 +86,8 @@ class Runtime {
   // Tells every started worker to return and joins it.
   void stop_workers() noexcept;
   std::uint32_t wait_for_call(Worker& w, std::uint32_t seen);
-  // Pins device d to pin_cpus_[d % pin_cores_]; false (and nothing pinned) when pinning is
-  // turned off, fewer CPUs are allowed, or the system refuses.
+  // Pins device d to pin_cpus_[d % pin_cpus_.size()] (one CPU per core the runtime was given);
+  // false (and nothing pinned) when pinning is turned off or the system refuses.
   bool pin_devices();
   // At a launch: unpins the devices while other processes keep their CPUs busy, and pins them
   // again once those are quiet (src/cpu_affinity.h, ForeignLoad).
@@ -107,7 +107,6 @@ class Runtime {
   // Set when the devices were pinned at construction: the watch on other processes' load.
   std::unique_ptr<detail::ForeignLoad> foreign_load_;
   std::vector<int> pin_cpus_;
-  int pin_cores_ = 0;
   std::mutex placement_mutex_;
   std::chrono::steady_clock::time_point next_placement_check_;
   unsigned fork_generation_ = 0;  // see runtime.cpp: calls in a fork()ed child are refused
