@@ -108,7 +108,7 @@ const Tensor& wire_input(const Tensor& x, const Plan& plan, Tensor& staged) {
 }
 
 // Whether the communicator can write the final result directly.
-bool direct(const Plan& plan) { return !plan.mean || is_floating(plan.wire_dtype); }
+bool direct(const Plan& plan) { return !plan.op.mean || is_floating(plan.wire_dtype); }
 
 Tensor make_wire_output(const Plan& plan) {
   if (plan.initial_output) return *plan.initial_output;
@@ -125,7 +125,7 @@ void execute(Device& dev, Plan& plan, const Tensor& input, Tensor& wire_out) {
 }
 
 Tensor finalize(const Plan& plan, Tensor wire_out) {
-  if (!plan.mean) return wire_out;
+  if (!plan.op.mean) return wire_out;
   if (is_floating(wire_out.dtype())) {
     divide_into(wire_out, plan.group->size(), wire_out);  // in place: same dtype
     return wire_out;
@@ -156,7 +156,7 @@ void run_plan_into(Device& dev, const Tensor& x, Plan& plan, Tensor& out, const 
     return;
   }
   execute(dev, plan, x, out);
-  if (plan.mean) divide_into(out, plan.group->size(), out);
+  if (plan.op.mean) divide_into(out, plan.group->size(), out);
 }
 
 Pending start_plan(Device& dev, const Tensor& x, Plan plan) {

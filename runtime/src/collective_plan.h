@@ -18,7 +18,6 @@ struct Plan {
   DType result_dtype = DType::f32;
   Shape result_shape;
   DType wire_dtype = DType::f32;  // dtype the communicator moves (bool psum: int32)
-  bool mean = false;              // divide the sum by the group size afterwards
   std::vector<std::pair<int, int>> perm;
   std::vector<std::int64_t> ragged;  // input_offsets, send_sizes, output_offsets, recv_sizes: n each
   const Tensor* initial_output = nullptr;  // ragged_all_to_all: the result starts as this

@@ -40,7 +40,8 @@ detail::Plan scatter_plan(Device& dev, const Tensor& x, const Axes& axes, int di
   const int n = plan.group->size();
   plan.op.kind = CollectiveKind::reduce_scatter;
   plan.op.reduce = ReduceOp::sum;
-  plan.wire_dtype = plan.result_dtype = x.dtype() == DType::boolean ? DType::i32 : x.dtype();
+  plan.op.counts_bool = x.dtype() == DType::boolean;
+  plan.wire_dtype = plan.result_dtype = plan.op.counts_bool ? DType::i32 : x.dtype();
   if (x.rank() == 0) throw ShapeError("psum_scatter needs an operand of rank >= 1, got a scalar");
   dim = detail::normalize_axis(dim, x.rank(), "psum_scatter", "scatter_dimension");
   const std::int64_t size = x.dim(dim);

@@ -15,10 +15,11 @@ detail::Plan reduce_plan(Device& dev, const Tensor& x, const Axes& axes, ReduceO
   // psum of bool counts in int32 (JAX), and pprod multiplies in int32 as jnp.prod does; bool
   // max/min stay bool (or/and).
   const bool counts = reduce == ReduceOp::sum || reduce == ReduceOp::prod;
-  plan.wire_dtype = (x.dtype() == DType::boolean && counts) ? DType::i32 : x.dtype();
+  plan.op.counts_bool = x.dtype() == DType::boolean && counts;
+  plan.wire_dtype = plan.op.counts_bool ? DType::i32 : x.dtype();
   plan.result_dtype = plan.wire_dtype;
   if (mean) {
-    plan.mean = true;
+    plan.op.mean = true;
     if (!is_floating(plan.wire_dtype)) plan.result_dtype = DType::f32;  // integer mean is f32
   }
   return plan;

@@ -69,7 +69,8 @@ class OperationDigest {
 // Everything the members of a collective must describe alike, in one order: the group's members,
 // the kind, the input's dtype and shape (not for barrier and ragged_all_to_all, whose inputs
 // may differ), and the kind's parameters (a psum against a pmax, or all_gathers along different
-// axes, would otherwise mix their results; reshard has checks of its own). Calls
+// axes, would otherwise mix their results; a psum against a pmean, or of bool against int32,
+// would give the devices different results; reshard has checks of its own). Calls
 // number(std::int64_t) and dims(const Shape&) for each. The digest hashes this; a mismatch is
 // confirmed by comparing it in full.
 template <class Slot, class Number, class Dims>
@@ -82,13 +83,19 @@ void visit_compared(const Slot& s, Number&& number, Dims&& dims) {
     dims(s.shape);
   }
   switch (s.kind) {
-    case CollectiveKind::all_reduce: number(static_cast<std::int64_t>(s.reduce)); break;
+    case CollectiveKind::all_reduce:
+      number(static_cast<std::int64_t>(s.reduce));
+      number(s.mean);
+      number(s.counts_bool);
+      break;
     case CollectiveKind::all_gather:
       number(s.outer);
       dims(s.out_shape);
       break;
     case CollectiveKind::reduce_scatter:
       number(static_cast<std::int64_t>(s.reduce));
+      number(s.mean);
+      number(s.counts_bool);
       number(s.outer);
       dims(s.out_shape);
       break;
@@ -274,6 +281,8 @@ Ticket InProcessCommunicator::start(int device, const Group& group, const Collec
   mine.shape.clear();
   if (op.input) mine.shape.assign(op.input->shape().begin(), op.input->shape().end());
   mine.reduce = op.reduce;
+  mine.mean = op.mean;
+  mine.counts_bool = op.counts_bool;
   mine.out_shape.clear();
   if (op.output) mine.out_shape.assign(op.output->shape().begin(), op.output->shape().end());
   mine.outer = op.outer;
@@ -321,12 +330,15 @@ void InProcessCommunicator::check_peers_match(int device, const Group& group, st
   for (int member : group.members) digests_agree &= peer_slot(member, tag).digest == mine.digest;
   if (digests_agree) return;
   auto input_type = [](const Slot& s) {
-    return s.kind == CollectiveKind::barrier ? std::string("nothing") : std::string(dtype_name(s.dtype)) + shape_string(s.shape);
+    if (s.kind == CollectiveKind::barrier) return std::string("nothing");
+    // A bool input travels as int32: name what the caller passed.
+    return std::string(s.counts_bool ? "bool" : dtype_name(s.dtype)) + shape_string(s.shape);
   };
   auto describe = [&](const Slot& s) {
     std::string d = std::string(collective_name(s.kind));
     if (s.kind == CollectiveKind::all_reduce || s.kind == CollectiveKind::reduce_scatter)
-      d += s.reduce == ReduceOp::sum   ? " (sum)"
+      d += s.mean                      ? " (mean)"
+           : s.reduce == ReduceOp::sum ? " (sum)"
            : s.reduce == ReduceOp::max ? " (max)"
            : s.reduce == ReduceOp::min ? " (min)"
                                        : " (prod)";

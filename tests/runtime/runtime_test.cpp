@@ -379,6 +379,15 @@ TEST(RuntimeFailure, CollectivesThatDifferInTheirParametersAreAnError) {
     expect_mismatch([](Device& dev, const Tensor& x) {
       all_to_all(dev, x, "x", dev.id() == 0 ? 0 : 1, 0, /*tiled=*/true);
     });
+    // The same wire operation with different local steps around it: pmean divides the sum
+    // afterwards, and a bool psum counts in int32 (the devices would return different results).
+    expect_mismatch([](Device& dev, const Tensor& x) { dev.id() == 0 ? psum(dev, x, "x") : pmean(dev, x, "x"); });
+    expect_mismatch([rows](Device& dev, const Tensor&) {
+      psum(dev, Tensor(dev.id() == 0 ? DType::boolean : DType::i32, {rows, 6}), "x");
+    });
+    expect_mismatch([rows](Device& dev, const Tensor&) {
+      psum_scatter(dev, Tensor(dev.id() == 0 ? DType::boolean : DType::i32, {rows, 6}), "x", 0, /*tiled=*/true);
+    });
     // Device 0 sends to 1, device 1 thinks nobody sends: device 1 would have read device 0's
     // input all the same.
     expect_mismatch([](Device& dev, const Tensor& x) {
@@ -399,6 +408,17 @@ TEST(RuntimeFailure, CollectivesThatDifferInTheirParametersAreAnError) {
     ADD_FAILURE() << "expected DeviceError";
   } catch (const DeviceError& e) {
     EXPECT_NE(e.message().find("with different (source, destination) pairs"), std::string::npos) << e.message();
+  }
+  // The message names what each device called, not the wire operation both would make.
+  try {
+    rt.run(m, [](Device& dev) {
+      const Tensor x(dev.id() == 0 ? DType::boolean : DType::i32, {4});
+      dev.id() == 0 ? psum(dev, x, "x") : pmean(dev, x, "x");
+    });
+    ADD_FAILURE() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(e.message().find("all_reduce (sum) over x of bool(4,)"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("all_reduce (mean) over x of int32(4,)"), std::string::npos) << e.message();
   }
   // The same pairs, listed in any order, are one permute.
   EXPECT_NO_THROW(rt.run(m, [](Device& dev) {

@@ -59,6 +59,11 @@ struct CollectiveOp {
   const Tensor* input = nullptr;
   Tensor* output = nullptr;  // allocated by the caller with its final dtype and shape
   ReduceOp reduce = ReduceOp::sum;
+  // all_reduce / reduce_scatter: what the caller does around the wire operation, which the
+  // members must agree on as well although the wire operation is the same: pmean divides the
+  // sum afterwards, and a bool input is counted in int32 (psum and psum_scatter of bool).
+  bool mean = false;
+  bool counts_bool = false;
   std::int64_t outer = 1;  // all_gather / reduce_scatter: product of the dims before the split dim
   // all_to_all: tiled on these views of input and output (same element counts as the tensors).
   int split_axis = 0;
