@@ -4,6 +4,7 @@
 #include <ostream>
 #include <set>
 
+#include "codegen/drop_dead_values.h"
 #include "codegen/drop_size_one_axes.h"
 #include "codegen/lower_einsums.h"
 #include "codegen/lower_reductions.h"
@@ -41,6 +42,7 @@ std::optional<Module> lower_module(std::shared_ptr<const check::CheckedModule> c
       {"lower_reshards", lower_reshards},
       {"drop_size_one_axes", drop_size_one_axes},
       {"merge_repeated_communication", merge_repeated_communication},
+      {"drop_dead_values", drop_dead_values},
       {"schedule_collectives", schedule_collectives},
   };
   for (const Pass& pass : passes) {

@@ -372,6 +372,19 @@ TEST(Pipeline, ManualCollectivesStayAsWritten) {
   EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "start:ppermute", "wait:ppermute"}));
 }
 
+// pow(a, 3) multiplies a by itself; the exponent's constant is read by nobody, nor is the
+// unused `let`, and neither is computed. A manual collective nobody reads stays as written.
+TEST(DropDeadValues, ValuesNobodyReadsAreNotComputed) {
+  auto l = lower(std::string(kMesh) +
+                 "func f(a: f32[8@X, 16@Y]) -> f32[8@X, 16@Y] { let unused = exp(a) + 1.0; return pow(a, 3); }\n"
+                 "shard_map h(a: f32[8@X, 16@Y]) -> f32[8@X, 16@Y] on g { let s = psum(a, Y); return a * 2.0; }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "binary", "binary", "alias"}));
+  const auto k = kinds(*l.module, "h");
+  EXPECT_EQ(count(k, "start:psum"), 1);
+  EXPECT_EQ(count(k, "wait:psum"), 1);
+}
+
 // The position in f's body of its first instruction of one of `kinds` (a test failure if none).
 std::optional<std::size_t> first_of(const Function& f, std::initializer_list<OpKind> kinds) {
   for (std::size_t i = 0; i < f.body.size(); ++i)
