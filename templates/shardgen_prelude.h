@@ -590,11 +590,21 @@ decltype(auto) at_source(std::string_view where, Op&& op) {
 // `expected` (dtype, global shape and sharding).
 inline void check_argument(std::string_view function, std::string_view name, int index,
                            const shard::Array& got, const shard::ArrayType& expected) {
-  if (got.holds_blocks() && got.type() == expected) return;
-  const std::string which =
-      std::string(function) + ": argument " + std::to_string(index) + " ('" + std::string(name) + "')";
-  if (!got.holds_blocks()) throw shard::ArgumentError(which + " holds no blocks: it was moved from");
-  throw shard::ArgumentError(which + " has type " + got.type().to_string() + " on mesh " +
+  const auto which = [&] {
+    return std::string(function) + ": argument " + std::to_string(index) + " ('" + std::string(name) + "')";
+  };
+  if (got.holds_blocks() && got.type() == expected) {
+    // A block replaced through Array::block() bypasses set_block's check: the device bodies
+    // would read past it.
+    try {
+      got.check_blocks();
+    } catch (const shard::ShapeError& e) {
+      throw shard::ArgumentError(which() + ": " + e.what());
+    }
+    return;
+  }
+  if (!got.holds_blocks()) throw shard::ArgumentError(which() + " holds no blocks: it was moved from");
+  throw shard::ArgumentError(which() + " has type " + got.type().to_string() + " on mesh " +
                              got.mesh().to_string() + ", but " + std::string(function) + " expects " +
                              expected.to_string() + " on mesh " + expected.sharding.mesh().to_string());
 }

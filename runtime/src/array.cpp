@@ -52,6 +52,11 @@ void Array::check_block(int device, const Tensor& block) const {
                      std::string(dtype_name(type_.dtype)) + shape_string(expected) + ", got " + block.type_string());
 }
 
+void Array::check_blocks() const {
+  for (int d = mesh().first_device(); d < mesh().end_device(); ++d)
+    if (const auto& b = blocks_[slot(d)]) check_block(d, *b);
+}
+
 void Array::set_block(int device, Tensor block) {
   const std::size_t at = slot(device);
   check_block(device, block);
@@ -94,6 +99,7 @@ void Array::to_host(void* host) const {
   if (!holds_blocks()) throw ArgumentError("to_host: this array holds no blocks: it was moved from");
   if (host == nullptr && shape_numel(type_.shape) != 0)
     throw ArgumentError("to_host: the host pointer is null for " + type_.to_string());
+  check_blocks();
   const Shape& global = type_.shape;
   const Shape block_shape = type_.block_shape();
   const Shape zero(block_shape.size(), 0);

@@ -136,6 +136,16 @@ TEST(PreludeResultVector, MovesEachResultsBlocks) {
   } catch (const shard::ArgumentError& e) {
     EXPECT_EQ(std::string(e.what()), "f: argument 0 ('x') holds no blocks: it was moved from");
   }
+  // So is a block replaced through block() with one of another shape (the device bodies would
+  // read past it).
+  v[1].block(1) = Tensor(DType::f32, {1, 3});
+  try {
+    check_argument("f", "x", 0, v[1], type);
+    ADD_FAILURE() << "a block of the wrong shape was accepted";
+  } catch (const shard::ArgumentError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "f: argument 0 ('x'): device 1's block of float32[4@x,3] must be float32(2, 3), got float32(1, 3)");
+  }
 }
 
 }  // namespace

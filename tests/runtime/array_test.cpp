@@ -70,6 +70,10 @@ TEST(Array, ChecksHostSizesBlocksAndDevices) {
   EXPECT_THROW(a.to_host(static_cast<void*>(nullptr)), ArgumentError);
   const ArrayType empty(DType::f32, {0}, Sharding(mesh, {{"x"}}));
   Array::from_host(rt, empty, static_cast<const void*>(nullptr)).to_host(static_cast<void*>(nullptr));
+  // A block replaced through block() skips set_block's check; to_host must not read past it.
+  a.block(2) = Tensor(DType::f32, {1});
+  EXPECT_THROW(a.check_blocks(), ShapeError);
+  EXPECT_THROW(a.to_host<float>(), ShapeError);
 }
 
 TEST(Array, ShapesBeyondInt64OrTheAddressSpaceAreShapeErrors) {

@@ -61,10 +61,15 @@ class Array {
   bool holds_blocks() const { return !blocks_.empty(); }
   bool addressable(int device) const;
   // The block of `device`; ArgumentError when the device is not in the mesh or not addressable.
+  // Write into it in place (its dtype and shape are the type's); replace it with set_block,
+  // which checks: a block assigned through this reference is caught only by check_blocks.
   Tensor& block(int device);
   const Tensor& block(int device) const;
   // Replaces a block; ShapeError unless it has the type's dtype and block shape.
   void set_block(int device, Tensor block);
+  // ShapeError unless every addressable block has the type's dtype and block shape. to_host and
+  // the entry points of generated code check this before they read the blocks.
+  void check_blocks() const;
 
  private:
   enum class Fill { zeros, none };
