@@ -33,7 +33,8 @@
 # Every DEFINES entry goes to every source, and shardc rejects a define naming no const of the
 # module: sources that do not share their consts go in separate libraries. CMake's boolean
 # words (ON, OFF, YES, NO, TRUE, FALSE, Y, N, in any case) are passed as true and false, so
-# `FLAG=${SOME_OPTION}` works. OPTIONS go to shardc as they are (say `--part-size 50`).
+# `FLAG=${SOME_OPTION}` works; 1 and 0 stay numbers (the const may be an int), which a bool
+# const refuses. OPTIONS go to shardc as they are (say `--part-size 50`).
 #
 # The same function serves this build tree (where shardc is a target and the templates are in
 # the source tree) and the installed package (find_package(shardc)); both define
@@ -118,6 +119,16 @@ function(shardc_add_library NAME)
   cmake_path(ABSOLUTE_PATH ARG_OUTPUT_DIR BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE)
   list(PREPEND include_dirs "${ARG_OUTPUT_DIR}")
 
+  # OPTIONS may not take over what the function's keywords do: the library's include folder,
+  # its dependencies and the namespace check below follow DEFINES, NAMESPACE and OUTPUT_DIR.
+  foreach(option IN LISTS ARG_OPTIONS)
+    if(option MATCHES "^(--namespace|-D|-o|--emit|--check)")
+      message(FATAL_ERROR "shardc_add_library(${NAME}): OPTIONS entry '${option}' is not for OPTIONS: use "
+                          "NAMESPACE for --namespace, DEFINES for -D and OUTPUT_DIR for -o (--emit and --check "
+                          "write no library)")
+    endif()
+  endforeach()
+
   # Each DEFINES entry is NAME=VALUE; shardc checks the value, we only check the shape early
   # so that a typo points at the CMakeLists.txt rather than at a failing build step.
   set(define_flags "")
@@ -129,10 +140,13 @@ function(shardc_add_library NAME)
     if(NOT define MATCHES "^[A-Za-z_][A-Za-z0-9_]*=.+$")
       message(FATAL_ERROR "shardc_add_library(${NAME}): DEFINES entry '${define}' is not NAME=VALUE (a misspelt keyword?)")
     endif()
-    if(define MATCHES "^([^=]+)=(ON|YES|TRUE|Y|on|yes|true|y|On|Yes|True)$")
-      set(define "${CMAKE_MATCH_1}=true")
-    elseif(define MATCHES "^([^=]+)=(OFF|NO|FALSE|N|off|no|false|n|Off|No|False)$")
-      set(define "${CMAKE_MATCH_1}=false")
+    string(REGEX REPLACE "^[^=]+=" "" value "${define}")
+    string(TOUPPER "${value}" value)
+    string(REGEX REPLACE "=.*$" "" const_name "${define}")
+    if(value MATCHES "^(ON|YES|TRUE|Y)$")
+      set(define "${const_name}=true")
+    elseif(value MATCHES "^(OFF|NO|FALSE|N)$")
+      set(define "${const_name}=false")
     endif()
     list(APPEND define_flags -D "${define}")
   endforeach()

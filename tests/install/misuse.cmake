@@ -57,6 +57,9 @@ configure_case(shared_keyword EXPECT fails
 configure_case(misspelt_keyword_after_sources EXPECT fails
   MESSAGE "source 'DEFINE' is not a .shard file (a misspelt keyword?"
   CALLS "shardc_add_library(m SOURCES \${SHARD_SOURCE} DEFINE N=8)")
+configure_case(namespace_in_options EXPECT fails
+  MESSAGE "shardc_add_library(m): OPTIONS entry '--namespace' is not for OPTIONS: use NAMESPACE for --namespace"
+  CALLS "shardc_add_library(m SOURCES \${SHARD_SOURCE} OPTIONS --part-size 50 --namespace zz)")
 configure_case(empty_define EXPECT fails
   MESSAGE "DEFINES entry 'N=' gives N an empty value (is the variable it came from set?)"
   CALLS "shardc_add_library(m SOURCES \${SHARD_SOURCE} DEFINES N=\${UNSET_VARIABLE})")
@@ -74,7 +77,7 @@ configure_case(old_minimum_version EXPECT passes MESSAGE "" MINIMUM 3.0
   CALLS "shardc_add_library(m SOURCES \${SHARD_SOURCE})")
 # The package has no components; asking for one says so (not just "shardc_FOUND to FALSE").
 configure_case(unknown_component EXPECT fails
-  MESSAGE "shardc has no components (asked for: runtime)"
+  MESSAGE "shardc has no components (asked for: runtime); find_package(shardc) alone gives"
   CALLS "find_package(shardc CONFIG REQUIRED COMPONENTS runtime)")
 # A relative source generated in the build folder is found there, as add_library finds one.
 configure_case(generated_relative_source EXPECT passes MESSAGE ""
