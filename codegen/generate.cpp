@@ -1,5 +1,7 @@
 #include "codegen/generate.h"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -37,11 +39,13 @@ bool write_file(const std::filesystem::path& path, const std::string& text, Diag
       if (old == text) return true;
     }
   }
+  errno = 0;  // the stream keeps no reason; the failing open or write leaves it here
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file << text;
   file.close();
   if (!file) {
-    diags.error({}, "cannot write '" + path.string() + "'");
+    const int reason = errno;
+    diags.error({}, "cannot write '" + path.string() + "'" + (reason ? std::string(": ") + std::strerror(reason) : ""));
     return false;
   }
   return true;

@@ -96,6 +96,9 @@ TEST(Cli, UsageErrorsExitWith2) {
     EXPECT_EQ(r.status, 2) << bad;
     EXPECT_NE(r.output.find("is not a whole number"), std::string::npos) << r.output;
   }
+  CliRun no_dir = shardc("-o '' x.shard");
+  EXPECT_EQ(no_dir.status, 2);
+  EXPECT_NE(no_dir.output.find("-o needs a directory name"), std::string::npos) << no_dir.output;
   CliRun twice = shardc("-D B=8 -D B=16 --check x.shard");
   EXPECT_EQ(twice.status, 2);
   EXPECT_NE(twice.output.find("-D B is given twice (8 and 16)"), std::string::npos) << twice.output;
@@ -178,6 +181,14 @@ TEST(Cli, AnOutputThatCannotBeWrittenIsAnError) {
   CliRun r = run_shell(kShardc + " --emit=types '" + write_temp("cli_good.shard", kGood) + "' 2>&1 > /dev/full");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("shardc: error: could not write the output (standard output)"), std::string::npos)
+      << r.output;
+}
+
+// A generated file that cannot be created says why (it said only "cannot write").
+TEST(Cli, AGeneratedFileThatCannotBeCreatedSaysWhy) {
+  CliRun r = run_shell(kShardc + " '" + write_temp("cli_good.shard", kGood) + "' -o /proc/self 2>&1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("shardc: error: cannot write '/proc/self/cli_good.shard.h': "), std::string::npos)
       << r.output;
 }
 

@@ -124,6 +124,10 @@ int main(int argc, char** argv) {
                  "--emit=schedule, --emit=cpp or --trace-passes\n";
     return kUsageError;
   }
+  if (options.output_dir && options.output_dir->empty()) {
+    std::cerr << "shardc: error: -o needs a directory name (say -o . for this directory)\n";
+    return kUsageError;
+  }
   // So is a --namespace that is no C++ namespace name.
   if (auto problem = shardc::codegen::outer_namespace_problem(options.outer_namespace)) {
     std::cerr << "shardc: error: --namespace " << options.outer_namespace << ": " << *problem << "\n";
