@@ -24,25 +24,34 @@ Value axis_index(Checker& c, const ast::CallExpr& call) {
   return c.emit("axis_index", call, {}, axis_index_type(*c.mesh(), *axes), {{"axes", *axes}});
 }
 
+// psum of a static number folds to n * x, as JAX folds psum(1, 'i') to the axis size, and pmean
+// (psum(x) / psum(1)) to n * x / n: a Python float in JAX, so a weak f32 here (bf16 +
+// pmean(3, 'i') stays bf16; Python divides the two ints exactly, giving float(x)). nullopt: not
+// folded (a bool is reduced as an array).
+std::optional<Value> fold_static(Checker& c, const ast::CallExpr& call, const StaticValue& v, std::int64_t size) {
+  const bool mean = call.callee.name == "pmean";
+  const double n = static_cast<double>(size);
+  if (auto* i = std::get_if<std::int64_t>(&v)) {
+    if (mean) return Value::static_value(make_static_float(static_cast<double>(*i)));
+    auto p = checked_mul(*i, size);
+    if (!p) {
+      c.error(call.range, "static psum overflows 64 bits");
+      return Value::error();
+    }
+    return Value::static_value(make_static_int(*p));
+  }
+  if (auto* d = std::get_if<double>(&v)) return Value::static_value(make_static_float(mean ? *d * n / n : *d * n));
+  return std::nullopt;
+}
+
 Value all_reduce(Checker& c, const ast::CallExpr& call) {
   const std::string& n = call.callee.name;
   Args a(c, call);
   if (!a.ok()) return Value::error();
-  // psum of a static number folds to n * x, as JAX folds psum(1, 'i') to the axis size.
-  if (n == "psum" && a["x"].is_static_scalar() && c.mesh()) {
+  if ((n == "psum" || n == "pmean") && a["x"].is_static_scalar() && c.mesh()) {
     auto axes = group(c, a);
     if (!axes) return Value::error();
-    std::int64_t size = group_size(*c.mesh(), *axes);
-    const StaticValue& v = *a["x"].type.value;
-    if (auto* i = std::get_if<std::int64_t>(&v)) {
-      auto p = checked_mul(*i, size);
-      if (!p) {
-        c.error(call.range, "static psum overflows 64 bits");
-        return Value::error();
-      }
-      return Value::static_value(make_static_int(*p));
-    }
-    if (auto* d = std::get_if<double>(&v)) return Value::static_value(make_static_float(*d * static_cast<double>(size)));
+    if (auto folded = fold_static(c, call, *a["x"].type.value, group_size(*c.mesh(), *axes))) return *folded;
   }
   if (!require_manual(c, call)) return Value::error();
   auto axes = group(c, a);

@@ -113,6 +113,8 @@ func f(x: f32[16@X, 6]) -> f32[16@X, 6] on m {
   let fq = 1.0 // 0.1;
   let fr = -7.5 % 2.0;
   let fd = -7.5 // 2.0;
+  let pm = pmean(3, (X, Y));
+  let pf = pmean(2.5, X);
   return x;
 }
 )");
@@ -127,6 +129,19 @@ func f(x: f32[16@X, 6]) -> f32[16@X, 6] on m {
   EXPECT_NE(t.find("f.fq: static float32 = 9"), std::string::npos) << t;
   EXPECT_NE(t.find("f.fr: static float32 = 0.5"), std::string::npos) << t;
   EXPECT_NE(t.find("f.fd: static float32 = -4"), std::string::npos) << t;
+  // pmean = psum(x) / psum(1): a Python float.
+  EXPECT_NE(t.find("f.pm: static float32 = 3"), std::string::npos) << t;
+  EXPECT_NE(t.find("f.pf: static float32 = 2.5"), std::string::npos) << t;
+}
+
+// pmean of a number is weak like any Python float: bf16 + pmean(3, X) stays bf16, as
+// bf16 + psum(3, X) / psum(1, X) does (it was a concrete f32 and made the result f32).
+TEST(Checker, PmeanOfANumberIsWeak) {
+  auto c = run(R"(
+mesh m = [X: 2];
+shard_map f(a: bf16[4@X]) -> bf16[4@X] on m { return a + pmean(3, X); }
+)");
+  ASSERT_TRUE(c.checked) << c.errors();
 }
 
 // transpose's perm may count from the end, as jnp.transpose's axes (it was "not a permutation").
