@@ -15,6 +15,14 @@ bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 
 std::string quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
+// "j, k and l" for "jkl".
+std::string join_letters(const std::string& letters) {
+  std::string out;
+  for (std::size_t i = 0; i < letters.size(); ++i)
+    out += std::string(i == 0 ? "" : i + 1 == letters.size() ? " and " : ", ") + letters[i];
+  return out;
+}
+
 }  // namespace
 
 Result<EinsumSpec> parse_einsum(std::string_view text) {
@@ -174,43 +182,75 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
                                        "reshard one operand so both are split the same way"}));
     dims[i].axes = a ? *a : *b;
   }
-  // Contracting dims sharded on both sides: the result's sharding is ambiguous.
+  // Contracting dims sharded on both sides: the result's sharding is ambiguous. Every such dim
+  // is named, and the out= choices offered sum over all of their axes.
   if (ops.size() == 2 && !sums_pending) {
+    std::string ambiguous;  // letters, in lhs order
     for (char c : spec.inputs[0]) {
       if (spec.output.find(c) != std::string::npos) continue;
       const AxisList* a = axes_of(0, c);
       const AxisList* b = axes_of(1, c);
-      if (!a || !b || a->empty() || b->empty()) continue;  // one side only: all-gathered, allowed
-      Type partial = make_array(dt.dtype, dims, mesh);
-      std::string where = *a == *b ? "sharded over " + format_axes(*mesh, *a) + " on both operands"
-                                   : "sharded over " + format_axes(*mesh, *a) + " in the lhs and over " +
-                                         format_axes(*mesh, *b) + " in the rhs";
+      if (a && b && !a->empty() && !b->empty()) ambiguous += c;  // one side only: all-gathered, allowed
+    }
+    if (!ambiguous.empty()) {
+      std::string where;
+      bool same_on_both = true;
+      AxisList summed;  // the axes every choice reduces over, in lhs order
+      for (char c : ambiguous) {
+        const AxisList& a = *axes_of(0, c);
+        const AxisList& b = *axes_of(1, c);
+        same_on_both = same_on_both && a == b;
+        summed.insert(summed.end(), a.begin(), a.end());
+        where += std::string(where.empty() ? "" : ", and dimension " + std::string(1, c) + ", which is ") +
+                 (a == b ? "sharded over " + format_axes(*mesh, a) + " on both operands"
+                         : "sharded over " + format_axes(*mesh, a) + " in the lhs and over " + format_axes(*mesh, b) +
+                               " in the rhs");
+      }
       std::vector<std::string> notes;
-      if (*a != *b) {
+      if (!same_on_both) {
         // The all-reduce / reduce-scatter choices below would name one operand's axes only.
+        const std::string which = ambiguous.size() == 1 ? "dimension " + ambiguous + " is"
+                                                        : "dimensions " + join_letters(ambiguous) + " are";
         notes.push_back("give the result's sharding with out= (the lowering moves the data it needs), or reshard "
-                        "one operand so that dimension " + std::string(1, c) +
-                        " is split over none of its axes there (it is then all-gathered, and no out= is needed)");
+                        "one operand so that " + which + " split over none of its axes there (it is then "
+                        "all-gathered, and no out= is needed)");
       } else {
-        std::string choice = "out=" + format_spec(*mesh, dims) + " all-reduces over " + format_axes(*mesh, *a);
-        // A reduce-scatter choice: the contracted axes move to the first free, divisible output
-        // dim, or else after the axes of the first sharded one that still divides.
-        AxisSet used = partial.sharded_axes();
-        if ((used & to_set(*a)) == 0) {
-          const std::int64_t p = axes_product(*mesh, *a);
-          std::optional<std::vector<Dim>> scattered;
-          for (bool free_dims : {true, false}) {
-            for (std::size_t i = 0; i < dims.size() && !scattered; ++i) {
-              if (dims[i].axes.empty() != free_dims) continue;
-              if (dims[i].size % (axes_product(*mesh, dims[i].axes) * p) != 0) continue;
-              scattered = dims;
-              (*scattered)[i].axes.insert((*scattered)[i].axes.end(), a->begin(), a->end());
-            }
+        // The result dims keep their operands' axes, each mesh axis once (a later repeat, or a
+        // summed axis, is dropped): out= then sums over `summed` by an all-reduce, or by a
+        // reduce-scatter into the first free, divisible dim (else after the axes of the first
+        // sharded one that still divides). Only choices that are valid shardings are offered.
+        std::vector<Dim> kept = dims;
+        AxisSet used = to_set(summed);
+        for (Dim& d : kept) {
+          AxisList axes;
+          for (int axis : d.axes) {
+            const AxisSet bit = AxisSet{1} << axis;
+            if (used & bit) continue;
+            axes.push_back(axis);
+            used |= bit;
           }
-          if (scattered)
-            choice += "; out=" + format_spec(*mesh, *scattered) + " reduce-scatters over " + format_axes(*mesh, *a);
+          d.axes = std::move(axes);
         }
-        notes.push_back(choice);
+        auto valid = [&](const std::vector<Dim>& choice) {
+          return !validate_global(make_array(dt.dtype, choice, mesh), "out=").has_value();
+        };
+        std::vector<std::string> choices;
+        if (valid(kept)) choices.push_back("out=" + format_spec(*mesh, kept) + " all-reduces over " + format_axes(*mesh, summed));
+        const std::int64_t p = axes_product(*mesh, summed);
+        std::optional<std::vector<Dim>> scattered;
+        for (bool free_dims : {true, false}) {
+          for (std::size_t i = 0; i < kept.size() && !scattered; ++i) {
+            if (kept[i].axes.empty() != free_dims) continue;
+            if (kept[i].size % (axes_product(*mesh, kept[i].axes) * p) != 0) continue;
+            scattered = kept;
+            (*scattered)[i].axes.insert((*scattered)[i].axes.end(), summed.begin(), summed.end());
+          }
+        }
+        if (scattered && valid(*scattered))
+          choices.push_back("out=" + format_spec(*mesh, *scattered) + " reduce-scatters over " + format_axes(*mesh, summed));
+        std::string note;
+        for (const std::string& choice : choices) note += (note.empty() ? "" : "; ") + choice;
+        if (!note.empty()) notes.push_back(note);
       }
       // JAX's message ends with the contracting dims' specs as Python tuples, in lhs order.
       auto python_spec = [&](std::size_t op, const std::string& letters) {
@@ -232,7 +272,7 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
                       "Please specify the output sharding via the out_sharding parameter. Got lhs_contracting_spec=" +
                       python_spec(0, both_sides) + " and rhs_contracting_spec=" + python_spec(1, both_sides));
       return on_mesh(mesh, rule_error(ErrorClass::einsum_ambiguous,
-                                      "einsum " + quoted(text) + " contracts dimension " + std::string(1, c) +
+                                      "einsum " + quoted(text) + " contracts dimension " + std::string(1, ambiguous[0]) +
                                           ", which is " + where + "; the result's sharding is ambiguous",
                                       std::move(notes)));
     }
