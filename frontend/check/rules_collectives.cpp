@@ -154,7 +154,8 @@ Result<Type> ppermute_op(const Type& x, const AxisList& axes,
     if (s < 0 || s >= n || d < 0 || d >= n)
       return rule_error(ErrorClass::out_of_range,
                         "ppermute pair (" + std::to_string(s) + ", " + std::to_string(d) +
-                            ") names a device outside 0.." + std::to_string(n - 1) + " of " + names(*x.mesh, axes),
+                            ") names a device outside " + names(*x.mesh, axes) + ", whose indices are 0 to " +
+                            std::to_string(n - 1),
                         {}, 2);
     if (!src.insert(s).second || !dst.insert(d).second) {
       // JAX prints the whole perm, as the tuple of pairs it binds.
