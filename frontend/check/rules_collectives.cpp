@@ -281,11 +281,17 @@ std::optional<RuleError> check_output(const Type& block, const Type& out, int in
   if (block.kind != TypeKind::array)
     return rule_error(ErrorClass::shape_mismatch, "shard_map " + which + " must be an array block, got " +
                                                       to_string(block));
-  if (block.dtype != expect.dtype || block.shape() != expect.shape())
+  if (block.dtype != expect.dtype || block.shape() != expect.shape()) {
+    // The note explains what differs: the block shape rule, or the dtype (astype converts).
+    std::vector<std::string> notes;
+    if (block.shape() != expect.shape()) notes.push_back("the out type's block shape is each global dim // the product of its axes");
+    if (block.dtype != expect.dtype)
+      notes.push_back("the dtypes differ: convert the result with astype(x, " + std::string(shard::dtype_short_name(expect.dtype)) + ")");
     return rule_error(ErrorClass::shape_mismatch,
                       "shard_map " + which + " has block type " + to_string(block) + ", but its out type " +
                           to_string(out) + " needs blocks of " + to_string(expect),
-                      {"the out type's block shape is each global dim // the product of its axes"});
+                      std::move(notes));
+  }
   if (!checked) return std::nullopt;
   AxisSet extra = block.varying & ~out.sharded_axes();
   if (extra == 0) return std::nullopt;
