@@ -1,13 +1,20 @@
 # Writes OUTPUT, a C++ file defining shardc::codegen::header_macros(): the names of the macros
 # that generated code sees through "shardgen_prelude.h" (the C and C++ standard headers and
-# what they pull in: INT_MAX, SIZE_MAX, EXIT_SUCCESS, stdin, errno, M_PI, ...), in strict and in
-# GNU mode (which adds `linux` and `unix`), as this build's compiler defines them. A .shard name
+# what they pull in: INT_MAX, SIZE_MAX, EXIT_SUCCESS, stdin, errno, M_PI, ...) or through any
+# C-compatible standard header a user's source may include before the generated header
+# (<cfloat>'s FLT_MAX, <csignal>'s SIGINT, <cfenv>'s FE_ALL_EXCEPT), in strict and in GNU mode
+# (which adds `linux` and `unix`), as this build's compiler defines them. A .shard name
 # equal to one gets a trailing '_' in C++ (docs/language.md section 2), since the preprocessor
 # would replace it. Names starting with '_' are left out: identifier() prefixes all of those
 # that could be macros. Run at build time:
 #   cmake -DCXX=... -DTEMPLATE_DIR=... -DRUNTIME_INCLUDE_DIR=... -DOUTPUT=... -P list_macros.cmake
 set(flags "-I${TEMPLATE_DIR}" "-I${RUNTIME_INCLUDE_DIR}")
-file(WRITE "${OUTPUT}.probe.cpp" "#include \"shardgen_prelude.h\"\n")
+set(probe "#include \"shardgen_prelude.h\"\n")
+foreach(header cassert cctype cerrno cfenv cfloat cinttypes climits clocale cmath csetjmp csignal cstdarg
+               cstddef cstdint cstdio cstdlib cstring ctime cuchar cwchar cwctype)
+  string(APPEND probe "#include <${header}>\n")
+endforeach()
+file(WRITE "${OUTPUT}.probe.cpp" "${probe}")
 set(names "")
 foreach(standard c++20 gnu++20)
   execute_process(COMMAND "${CXX}" -std=${standard} -dM -E ${flags} "${OUTPUT}.probe.cpp"
