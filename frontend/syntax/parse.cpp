@@ -56,7 +56,9 @@ std::unique_ptr<ast::Module> parse_file(const SourceFile& file, Diagnostics& dia
 
   // Lexical errors leave a complete parse tree (the bad tokens were hidden from the parser),
   // so the transformer still runs and reports what it finds; the module is dropped anyway. Of
-  // the transformer's own errors, only an unknown element type leaves a module to check.
+  // the transformer's own errors, an unknown element type and what an fn or func may not
+  // declare (a result type, a mesh, unchecked) leave a module to check: the rest of the file's
+  // errors are reported with them.
   syntax::Transformer transformer(file, diags, limits);
   std::unique_ptr<ast::Module> module = transformer.transformModule(*tree, module_name_for_file(file.name()));
   diags.sort_by_location(first_diagnostic);  // it reports a declaration's parts in no fixed order

@@ -188,11 +188,15 @@ Ptr<FunctionDecl> Transformer::transformFunctionDecl(P::FunctionDeclContext& ctx
   if (ctx.mesh) mesh = identifier(ctx.mesh);
   bool unchecked = ctx.UNCHECKED() != nullptr;
   std::string name = ctx.name->getText();
+  // The three errors below drop what they name and leave a module to check, so that the rest
+  // of the file's errors are reported with them.
   if (unchecked && kind != FunctionKind::shard_map) {
     diags_.error(range(ctx.UNCHECKED()->getSymbol()),
                  "'unchecked' applies only to a shard_map, not to " + std::string(function_kind_name(kind)) + " '" +
                      name + "'")
         .note("shard_map ... unchecked is JAX's check_vma=False");
+    unchecked = false;
+    ++recoverable_errors_;
   }
   if (ctx.results() && kind == FunctionKind::fn) {
     // The grammar shares `-> RESULT` among the three kinds; an fn's result is whatever it
@@ -200,10 +204,15 @@ Ptr<FunctionDecl> Transformer::transformFunctionDecl(P::FunctionDeclContext& ctx
     diags_.error(range(ctx.results()),
                  "fn helper '" + name + "' cannot declare a result type; it returns the type of its return value")
         .note("declare it with 'func' or 'shard_map' to give it result types");
+    results.clear();
+    tuple_result = false;
+    ++recoverable_errors_;
   }
   if (mesh && kind == FunctionKind::fn) {
     diags_.error(mesh->range, "fn helper '" + name + "' cannot name a mesh; it runs on the mesh of its caller")
         .note("declare it with 'func' or 'shard_map' to give it its own mesh");
+    mesh.reset();
+    ++recoverable_errors_;
   }
   return std::make_unique<FunctionDecl>(id, range(&ctx), identifier(ctx.name), kind, std::move(params),
                                         std::move(results), tuple_result, std::move(mesh), unchecked,
