@@ -8,7 +8,10 @@
 namespace shardc::codegen {
 namespace {
 
-bool removable(const Instr& instr) { return op_class(instr.kind()) == OpClass::local && instr.kind() != OpKind::param; }
+// A call stays too: its callee may hold collectives, which stay as written.
+bool removable(const Instr& instr) {
+  return op_class(instr.kind()) == OpClass::local && instr.kind() != OpKind::param && instr.kind() != OpKind::call;
+}
 
 }  // namespace
 

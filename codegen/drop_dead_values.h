@@ -8,8 +8,8 @@
 //   %3 = binary(%0, %0) {fn="mul"}
 //
 // Collectives stay even when nothing reads them: manual code keeps its collectives as written
-// (codegen/README.md), and their operands stay with them. Parameter reads stay: they name the
-// function's arguments.
+// (codegen/README.md), and their operands stay with them; so do calls, whose callees may hold
+// collectives. Parameter reads stay: they name the function's arguments.
 #pragma once
 
 #include "codegen/ir.h"
