@@ -53,8 +53,13 @@ void Array::check_block(int device, const Tensor& block) const {
 }
 
 void Array::check_blocks() const {
-  for (int d = mesh().first_device(); d < mesh().end_device(); ++d)
-    if (const auto& b = blocks_[slot(d)]) check_block(d, *b);
+  // Every generated call runs this on each argument: compare first, build messages only on a
+  // mismatch.
+  const Shape expected = type_.block_shape();
+  for (int d = mesh().first_device(); d < mesh().end_device(); ++d) {
+    const auto& b = blocks_[slot(d)];
+    if (b && (b->dtype() != type_.dtype || b->shape() != expected)) check_block(d, *b);
+  }
 }
 
 void Array::set_block(int device, Tensor block) {
