@@ -335,6 +335,9 @@ Result<Type> unreduced_einsum_op(std::string_view text, const std::vector<Type>&
                               spec_text(ops.size() > 1 ? spec_of(1, rhs_letters) : std::vector<AxisList>{}),
                           {"(out_sharding's unreduced axes are shardc's unreduced=)"});
       }
+    // With two operands, a letter one operand alone sums is summed first, as jnp.einsum does
+    // (its sharded axes are all-reduced there): dot_general contracts only the letters both hold.
+    if (ops.size() > 1 && holders.size() < 2) continue;
     lhs_contracting.push_back(first);
     contracting_axes |= to_set(first);
   }
