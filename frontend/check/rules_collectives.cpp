@@ -284,9 +284,11 @@ std::optional<RuleError> check_output(const Type& block, const Type& out, int in
   if (block.dtype != expect.dtype || block.shape() != expect.shape()) {
     // The note explains what differs: the block shape rule, or the dtype (astype converts).
     std::vector<std::string> notes;
-    if (block.shape() != expect.shape()) notes.push_back("the out type's block shape is each global dim // the product of its axes");
+    if (block.shape() != expect.shape())
+      notes.push_back("the out type's block shape is each global dim // the product of its axes");
     if (block.dtype != expect.dtype)
-      notes.push_back("the dtypes differ: convert the result with astype(x, " + std::string(shard::dtype_short_name(expect.dtype)) + ")");
+      notes.push_back("the dtypes differ: convert the result with astype(x, " +
+                      std::string(shard::dtype_short_name(expect.dtype)) + ")");
     return rule_error(ErrorClass::shape_mismatch,
                       "shard_map " + which + " has block type " + to_string(block) + ", but its out type " +
                           to_string(out) + " needs blocks of " + to_string(expect),

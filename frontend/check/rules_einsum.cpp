@@ -23,6 +23,18 @@ std::string join_letters(const std::string& letters) {
   return out;
 }
 
+// The letters an einsum contracts, in lhs order, each once: with one operand every letter it
+// sums; with two, those both hold, which dot_general contracts (a letter one operand alone sums
+// is summed first, as jnp.einsum does, its sharded axes all-reduced there).
+std::string contracted_letters(const EinsumSpec& spec) {
+  std::string out;
+  for (char c : spec.inputs[0])
+    if (spec.output.find(c) == std::string::npos && out.find(c) == std::string::npos &&
+        (spec.inputs.size() == 1 || spec.inputs[1].find(c) != std::string::npos))
+      out += c;
+  return out;
+}
+
 }  // namespace
 
 Result<EinsumSpec> parse_einsum(std::string_view text) {
@@ -235,7 +247,8 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
           return !validate_global(make_array(dt.dtype, choice, mesh), "out=").has_value();
         };
         std::vector<std::string> choices;
-        if (valid(kept)) choices.push_back("out=" + format_spec(*mesh, kept) + " all-reduces over " + format_axes(*mesh, summed));
+        if (valid(kept))
+          choices.push_back("out=" + format_spec(*mesh, kept) + " all-reduces over " + format_axes(*mesh, summed));
         const std::int64_t p = axes_product(*mesh, summed);
         std::optional<std::vector<Dim>> scattered;
         for (bool free_dims : {true, false}) {
@@ -247,7 +260,8 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
           }
         }
         if (scattered && valid(*scattered))
-          choices.push_back("out=" + format_spec(*mesh, *scattered) + " reduce-scatters over " + format_axes(*mesh, summed));
+          choices.push_back("out=" + format_spec(*mesh, *scattered) + " reduce-scatters over " +
+                            format_axes(*mesh, summed));
         std::string note;
         for (const std::string& choice : choices) note += (note.empty() ? "" : "; ") + choice;
         if (!note.empty()) notes.push_back(note);
@@ -265,14 +279,13 @@ Result<Type> einsum_op(std::string_view text, const std::vector<Type>& ops,
         }
         return t + (letters.size() == 1 ? ",)" : ")");
       };
-      std::string both_sides;  // the letters dot_general contracts: summed, on both operands
-      for (char k : spec.inputs[0])
-        if (spec.output.find(k) == std::string::npos && spec.inputs[1].find(k) != std::string::npos) both_sides += k;
+      const std::string both_sides = contracted_letters(spec);
       notes.push_back("JAX: Contracting dimensions are sharded and it is ambiguous how the output should be sharded. "
                       "Please specify the output sharding via the out_sharding parameter. Got lhs_contracting_spec=" +
                       python_spec(0, both_sides) + " and rhs_contracting_spec=" + python_spec(1, both_sides));
       return on_mesh(mesh, rule_error(ErrorClass::einsum_ambiguous,
-                                      "einsum " + quoted(text) + " contracts dimension " + std::string(1, ambiguous[0]) +
+                                      "einsum " + quoted(text) + " contracts dimension " +
+                                          std::string(1, ambiguous[0]) +
                                           ", which is " + where + "; the result's sharding is ambiguous",
                                       std::move(notes)));
     }
@@ -309,11 +322,7 @@ Result<Type> unreduced_einsum_op(std::string_view text, const std::vector<Type>&
     for (std::size_t i = 0; i < axes.size(); ++i) t += (i ? ", " : "") + format_axes(*mesh, axes[i]);
     return t + (axes.size() == 1 ? ",)" : ")");
   };
-  // The contracted letters, in lhs order (then any the rhs alone sums).
-  std::string contracted;
-  for (const std::string& in : spec.inputs)
-    for (char c : in)
-      if (spec.output.find(c) == std::string::npos && contracted.find(c) == std::string::npos) contracted += c;
+  const std::string contracted = contracted_letters(spec);
   std::vector<AxisList> lhs_contracting;
   AxisSet contracting_axes = 0;
   for (char c : contracted) {
@@ -335,9 +344,6 @@ Result<Type> unreduced_einsum_op(std::string_view text, const std::vector<Type>&
                               spec_text(ops.size() > 1 ? spec_of(1, rhs_letters) : std::vector<AxisList>{}),
                           {"(out_sharding's unreduced axes are shardc's unreduced=)"});
       }
-    // With two operands, a letter one operand alone sums is summed first, as jnp.einsum does
-    // (its sharded axes are all-reduced there): dot_general contracts only the letters both hold.
-    if (ops.size() > 1 && holders.size() < 2) continue;
     lhs_contracting.push_back(first);
     contracting_axes |= to_set(first);
   }

@@ -45,26 +45,22 @@ Tensor& Array::block(int device) {
 
 const Tensor& Array::block(int device) const { return const_cast<Array*>(this)->block(device); }
 
-void Array::check_block(int device, const Tensor& block) const {
-  const Shape expected = type_.block_shape();
+void Array::check_block(int device, const Tensor& block, const Shape& expected) const {
   if (block.dtype() != type_.dtype || block.shape() != expected)
     throw ShapeError("device " + std::to_string(device) + "'s block of " + type_.to_string() + " must be " +
                      std::string(dtype_name(type_.dtype)) + shape_string(expected) + ", got " + block.type_string());
 }
 
 void Array::check_blocks() const {
-  // Every generated call runs this on each argument: compare first, build messages only on a
-  // mismatch.
+  // Every generated call runs this on each argument: the block shape is computed once.
   const Shape expected = type_.block_shape();
-  for (int d = mesh().first_device(); d < mesh().end_device(); ++d) {
-    const auto& b = blocks_[slot(d)];
-    if (b && (b->dtype() != type_.dtype || b->shape() != expected)) check_block(d, *b);
-  }
+  for (int d = mesh().first_device(); d < mesh().end_device(); ++d)
+    if (const auto& b = blocks_[slot(d)]) check_block(d, *b, expected);
 }
 
 void Array::set_block(int device, Tensor block) {
   const std::size_t at = slot(device);
-  check_block(device, block);
+  check_block(device, block, type_.block_shape());
   blocks_[at] = std::move(block);
 }
 
@@ -74,9 +70,10 @@ Array Array::from_blocks(const Runtime& rt, ArrayType type, std::vector<Tensor> 
   if (static_cast<int>(blocks.size()) != mesh.size())
     throw ArgumentError("Array::from_blocks: " + a.type_.to_string() + " on mesh " + mesh.to_string() + " takes " +
                         std::to_string(mesh.size()) + " blocks, got " + std::to_string(blocks.size()));
+  const Shape expected = a.type_.block_shape();
   for (int d = mesh.first_device(); d < mesh.end_device(); ++d) {
     Tensor& block = blocks[static_cast<std::size_t>(d - mesh.first_device())];
-    a.check_block(d, block);
+    a.check_block(d, block, expected);
     a.blocks_[a.slot(d)] = std::move(block);
   }
   return a;

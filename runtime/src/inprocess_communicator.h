@@ -109,7 +109,8 @@ class InProcessCommunicator final : public Communicator {
     DType dtype = DType::f32;
     Shape shape;  // of the input
     // What else every member must describe alike (per kind: check_peers_match): the reduction
-    // (and the caller's mean or bool counting around it), and the output's shape with the split of all_gather / reduce_scatter / all_to_all.
+    // (and the caller's mean or bool counting around it), and the output's shape with the split
+    // of all_gather / reduce_scatter / all_to_all.
     ReduceOp reduce = ReduceOp::sum;
     bool mean = false;
     bool counts_bool = false;

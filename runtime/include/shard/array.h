@@ -76,7 +76,8 @@ class Array {
   // Blocks for every device of the mesh (all addressable in-process), zero-filled or left
   // empty for the caller to set.
   Array(ArrayType type, int addressable_devices, Fill fill = Fill::zeros);
-  void check_block(int device, const Tensor& block) const;
+  // ShapeError unless `block` has the type's dtype and the block shape `expected`.
+  void check_block(int device, const Tensor& block, const Shape& expected) const;
   static void check_host_elements(const ArrayType& type, std::size_t element_size, std::size_t count);
   template <class T>
   static void check_host_type(const ArrayType& type) {
