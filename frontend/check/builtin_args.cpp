@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "frontend/check/name_suggestions.h"
 #include "frontend/check/rules_elementwise.h"
 #include "frontend/internal_error.h"
 
@@ -34,8 +35,9 @@ std::vector<const ast::Argument*> match_arguments(Checker& c, const ast::CallExp
     if (arg.keyword) {
       auto it = std::find(sig.params.begin(), sig.params.end(), arg.keyword->name);
       if (it == sig.params.end()) {
-        c.error(arg.keyword->range, "unknown keyword argument '" + arg.keyword->name + "' of " + fname)
-            .note(fname + " accepts: " + parameter_list(sig));
+        auto b = c.error(arg.keyword->range, "unknown keyword argument '" + arg.keyword->name + "' of " + fname);
+        b.note(fname + " accepts: " + parameter_list(sig));
+        if (auto hint = jax_keyword_hint(arg.keyword->name)) b.note(*hint);
         ok = false;
         continue;
       }

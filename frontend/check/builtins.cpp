@@ -1,5 +1,6 @@
 #include "frontend/check/builtins.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "frontend/check/rules_reduce.h"
@@ -25,6 +26,13 @@ const Builtin* find_builtin(std::string_view name) {
 }
 
 bool is_builtin_name(std::string_view name) { return find_builtin(name) != nullptr; }
+
+std::vector<std::string_view> builtin_names() {
+  std::vector<std::string_view> names;
+  for (const auto& [name, builtin] : table()) names.push_back(name);
+  std::sort(names.begin(), names.end());  // the table's order is a hash's: ties go to the first
+  return names;
+}
 
 std::optional<Type> checked(Checker& c, const Result<Type>& r, const Args& args,
                             std::initializer_list<std::string_view> operand_params) {

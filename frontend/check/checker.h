@@ -173,6 +173,8 @@ class Checker {
   // On an "unknown name" error: a note for each other mesh that has an axis of that name, and
   // one when the name looks like an element type (f64, u8).
   void explain_unknown_name(DiagnosticBuilder& b, const std::string& name);
+  // A JAX spelling's equivalent, or the nearest built-in or module function.
+  void explain_unknown_function(DiagnosticBuilder& b, const std::string& name);
   Value eval_unary(const ast::UnaryExpr& e);
   Value eval_binary(const ast::BinaryExpr& e);
   Value binary_values(ast::BinaryOp op, const Value& a, const Value& b, const ast::Expr& node,
@@ -241,5 +243,6 @@ struct Builtin {
 };
 const Builtin* find_builtin(std::string_view name);
 bool is_builtin_name(std::string_view name);
+std::vector<std::string_view> builtin_names();  // sorted
 
 }  // namespace shardc::check

@@ -181,13 +181,24 @@ std::optional<AxisList> Checker::axis_group(const Value& v, const SourceRange& r
     for (const Value& item : v.items) {
       if (item.is_error()) return std::nullopt;
       if (item.kind != Value::Kind::axes || item.axes.size() != 1) {
-        error(r, std::string(what) + " must be a mesh axis or a tuple of mesh axes");
+        auto b = error(r, std::string(what) + " must be a mesh axis or a tuple of mesh axes");
+        if (item.kind == Value::Kind::string) {
+          std::string bare, quoted;
+          for (const Value& i : v.items) {
+            const std::string name = i.kind == Value::Kind::string ? i.text : "...";
+            bare += (bare.empty() ? "" : ", ") + name;
+            quoted += (quoted.empty() ? "" : ", ") + (i.kind == Value::Kind::string ? "\"" + i.text + "\"" : name);
+          }
+          b.note("axis names are written bare, without quotes: (" + bare + "), not (" + quoted + ")");
+        }
         return std::nullopt;
       }
       axes.push_back(item.axes[0]);
     }
   } else {
     auto b = error(r, std::string(what) + " must be a mesh axis or a tuple of mesh axes");
+    // psum(x, "tp"): JAX names axes with strings, this language with bare names.
+    if (v.kind == Value::Kind::string) b.note("axis names are written bare, without quotes: " + v.text + ", not \"" + v.text + "\"");
     if (mesh()) b.note("mesh '" + mesh()->name + "' has axes " + format_axis_set(*mesh(), (AxisSet{1} << mesh()->axis_names.size()) - 1));
     return std::nullopt;
   }

@@ -6,12 +6,14 @@
 
 #include "frontend/check/builtins.h"
 #include "frontend/check/checker.h"
+#include "frontend/check/name_suggestions.h"
 #include "frontend/check/rules_einsum.h"
 #include "frontend/check/rules_elementwise.h"
 #include "frontend/check/rules_shape.h"
 #include "frontend/check/sharding_spec.h"
 #include "frontend/check/static_eval.h"
 #include "frontend/internal_error.h"
+#include "frontend/syntax/comment_rule.h"
 
 namespace shardc::check {
 
@@ -80,14 +82,14 @@ Value Checker::eval_name(const ast::NameExpr& e) {
       std::string_view before = file->line_text(e.range.begin.line).substr(0, e.range.begin.column - 1);
       while (!before.empty() && (before.back() == ' ' || before.back() == '\t')) before.remove_suffix(1);
       if (before.ends_with("//"))
-        b.note("'//' right after a value on the same line is floor division; "
-               "a comment there must follow a ';' or '{', or start its own line");
+        b.note(std::string(syntax::kFloorDivisionNote));
     }
   }
   return Value::error();
 }
 
 void Checker::explain_unknown_name(DiagnosticBuilder& b, const std::string& name) {
+  if (name == "True" || name == "False") b.note("bools are written true and false");
   for (const auto& [mesh_name, m] : meshes_)
     if (m && m->find_axis(name) && m != mesh())  // null: a mesh with errors
       b.note("'" + name + "' is an axis of mesh " + mesh_name + ", but this code runs on " +
@@ -256,7 +258,13 @@ Value Checker::eval_attribute(const ast::AttributeExpr& e) {
   if (e.attribute.name == "shape")
     error(e.range, "x.shape must be indexed: x.shape[d]").note("shapes are not values; take one dimension at a time");
   else
-    error(e.attribute.range, "unknown attribute '" + e.attribute.name + "'").note("only x.shape[d] exists");
+  {
+    auto b = error(e.attribute.range, "unknown attribute '" + e.attribute.name + "'");
+    b.note("only x.shape[d] exists");
+    if (e.attribute.name == "T" || e.attribute.name == "mT") b.note("JAX's x.T is transpose(x) here");
+    if (e.attribute.name == "dtype" || e.attribute.name == "sharding" || e.attribute.name == "ndim")
+      b.note("types are static: --emit=types prints every binding's dtype, shape and sharding");
+  }
   return Value::error();
 }
 
@@ -382,8 +390,19 @@ Value Checker::eval_call(const ast::CallExpr& e) {
     error(e.callee.range, "'" + n + "' is a value, not a function").note(local->range, "bound here");
     return Value::error();
   }
-  error(e.callee.range, "unknown function '" + n + "'");
+  auto b = error(e.callee.range, "unknown function '" + n + "'");
+  explain_unknown_function(b, n);
   return Value::error();
+}
+
+void Checker::explain_unknown_function(DiagnosticBuilder& b, const std::string& name) {
+  if (auto hint = jax_spelling_hint(name)) {
+    b.note(*hint);
+    return;
+  }
+  std::vector<std::string_view> names = builtin_names();
+  for (const auto& [function_name, function] : functions_) names.push_back(function_name);
+  if (auto near = closest_name(name, names)) b.note("did you mean '" + *near + "'?");
 }
 
 }  // namespace shardc::check

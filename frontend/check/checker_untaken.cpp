@@ -172,8 +172,10 @@ void Checker::resolve_untaken(const ast::Expr& e, UntakenScopes& scopes) {
       const auto& c = static_cast<const ast::CallExpr&>(e);
       const std::string& n = c.callee.name;
       const auto callee = functions_.find(n);
-      if (callee == functions_.end() && !is_builtin_name(n) && !scopes.bound(n) && !lookup_local(n))
-        error(c.callee.range, "unknown function '" + n + "'");
+      if (callee == functions_.end() && !is_builtin_name(n) && !scopes.bound(n) && !lookup_local(n)) {
+        auto b = error(c.callee.range, "unknown function '" + n + "'");
+        explain_unknown_function(b, n);
+      }
       // A call binds its arguments as a traced call would, to the module's own function or to
       // a built-in's signature: a misspelt keyword or a wrong count is reported too.
       if (!scopes.bound(n) && !lookup_local(n)) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ShardLexer.h"
+#include "frontend/syntax/comment_rule.h"
 #include "frontend/syntax/token_ranges.h"
 #include "frontend/syntax/token_scan.h"
 
@@ -131,14 +132,14 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
                              previous->getTokenIndex() < offending->getTokenIndex() &&
                              previous->getLine() < offending->getLine();
   antlr4::TokenStream* stream = parser->getTokenStream();
-  // A `//` earlier on a token's line that was meant as a comment but reads as floor division.
+  // A `//` on a token's line, up to and including the token, that was meant as a comment but
+  // reads as floor division (`w: f32[8, 4])  // weights` stops at the '//' itself).
   auto note_floor_division = [&](DiagnosticBuilder& d, const antlr4::Token* at) {
-    for (std::size_t i = at->getTokenIndex(); i-- > 0;) {
+    for (std::size_t i = at->getTokenIndex() + 1; i-- > 0;) {
       const antlr4::Token* t = stream->get(i);
       if (t->getLine() != at->getLine()) break;
       if (t->getType() == Lexer::SLASHSLASH) {
-        d.note(range_of(file_, t), "'//' right after a value on the same line is floor division; "
-                                   "a comment there must follow a ';' or '{', or start its own line");
+        d.note(range_of(file_, t), std::string(kFloorDivisionNote));
         break;
       }
     }

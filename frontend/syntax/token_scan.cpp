@@ -3,6 +3,7 @@
 #include <antlr4-runtime.h>
 
 #include <algorithm>
+#include <set>
 
 #include "ShardLexer.h"
 #include "frontend/syntax/token_ranges.h"
@@ -47,6 +48,9 @@ std::string meant_instead(char c) {
     case '~': return "'!' negates a bool; there are no bitwise operators";
     case '^': return "for bools, 'a != b' is their exclusive or; there are no bitwise operators";
     case '?': return "there is no conditional operator: where(cond, a, b) chooses elementwise";
+    case '\'':
+      return "strings (einsum specs) take double quotes; mesh axes are written bare, without quotes: "
+             "psum(x, tp), not psum(x, 'tp')";
     default: return {};
   }
 }
@@ -75,6 +79,7 @@ TokenScanResult scan_tokens(const std::vector<antlr4::Token*>& tokens, const Sou
   const std::string& text = file.text();
   unsigned brackets = 0;
   unsigned prefix_run = 0;
+  std::set<char> hinted;  // each character's hint once a file: 'tp' has two quotes
   std::size_t previous_type = 0;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const antlr4::Token* token = tokens[i];
@@ -88,7 +93,8 @@ TokenScanResult scan_tokens(const std::vector<antlr4::Token*>& tokens, const Sou
         end = tokens[++i]->getStopIndex() + 1;
       }
       auto d = diags.error(range_of_offsets(file, begin, end), describe_invalid(std::string_view(text).substr(begin)));
-      if (const std::string hint = meant_instead(text[begin]); !hint.empty()) d.note(hint);
+      if (const std::string hint = meant_instead(text[begin]); !hint.empty() && hinted.insert(text[begin]).second)
+        d.note(hint);
       result.lexical_errors = true;
       continue;
     }

@@ -44,7 +44,7 @@ TEST(Lexer, CommentAfterAValueIsDivisionAndTheNoteSaysSo) {
   EXPECT_FALSE(p.module);
   ASSERT_GE(p.headlines().size(), 1u);
   EXPECT_EQ(p.headlines()[0], "t.shard:2:24: error: unexpected 'here'; expected ';'");
-  EXPECT_NE(p.rendered().find("t.shard:2:13: note: '//' right after a value on the same line is floor division"),
+  EXPECT_NE(p.rendered().find("t.shard:2:13: note: '//' right after a value (a name, a number, ')' or ']') on the same line is floor division"),
             std::string::npos)
       << p.rendered();
 }
