@@ -1,5 +1,6 @@
 // Elementwise math, reductions, softmax, top_k, einsum and matmul.
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "frontend/check/builtins.h"
@@ -63,7 +64,12 @@ Value binary(Checker& c, const ast::CallExpr& call) {
   Value x = a["a"];
   if (x.is_static_scalar() && a["b"].is_static_scalar()) x = c.materialize(x, call);
   auto t = checked(c, binary_op(call.callee.name, BinaryKind::arithmetic, x.type, a["b"].type), a, {"a", "b"});
-  if (!t || !literals_fit(c, a, {"a", "b"}, t->dtype)) return Value::error();
+  // integer_pow's static exponent (below) is a parameter, never converted to the base's dtype:
+  // pow(x_i32, 2147483648) is JAX's integer_pow(x, 2147483648), not an int32 overflow.
+  const bool static_int_exponent = call.callee.name == "pow" && a["b"].is_static_scalar() && a["b"].type.value &&
+                                   std::holds_alternative<std::int64_t>(*a["b"].type.value);
+  if (!t || !literals_fit(c, a, {"a"}, t->dtype) || (!static_int_exponent && !literals_fit(c, a, {"b"}, t->dtype)))
+    return Value::error();
   // A static integer exponent makes JAX's power an integer_pow (any base dtype), which refuses
   // a negative one for an integer base and uses every bit of a positive one (an array exponent
   // wraps and uses six bits instead: docs/language.md section 6.7); a float base is multiplied
@@ -76,6 +82,13 @@ Value binary(Checker& c, const ast::CallExpr& call) {
           .note("JAX: jnp.power with a static exponent is lax.integer_pow, which raises this TypeError; convert "
                 "the base to a float with astype, or pass the exponent as an array");
       return Value::error();
+    }
+    // The generated code and the evaluator pass an integer base's exponent in the base's dtype.
+    // An int32 one past 2^31 - 1 is replaced by an exponent with the same power modulo 2^32:
+    // for odd x, x^(2^30) = 1 (mod 2^32), and for even x any exponent from 32 on gives 0.
+    if (e && t->dtype == DType::i32 && *e > std::numeric_limits<std::int32_t>::max()) {
+      const std::int64_t same = (std::int64_t{1} << 30) + *e % (std::int64_t{1} << 30);
+      return c.emit("integer_pow", call, {x, Value::static_value(make_static_int(same))}, *t, {{"exponent", same}});
     }
     if (e) return c.emit("integer_pow", call, {x, a["b"]}, *t, {{"exponent", *e}});
   }
