@@ -43,7 +43,7 @@ double reference_scale(const double* r, std::int64_t n) {
   return scale;
 }
 
-Comparison compare_to_reference(const HostTensor& a, const HostTensor& r) {
+Comparison compare_to_reference(const HostTensor& a, const HostTensor& r, double atol) {
   Comparison c;
   if (a.dtype != r.dtype || a.shape != r.shape) {
     c.problem = "expected " + std::string(shard::dtype_name(r.dtype)) + shape_text(r.shape) + ", got " +
@@ -61,7 +61,7 @@ Comparison compare_to_reference(const HostTensor& a, const HostTensor& r) {
     if (!a.is_float()) {
       good = a.ints[i] == r.ints[i];
     } else {
-      good = element_matches(r.dtype, x, y, scale);
+      good = element_matches(r.dtype, x, y, scale, atol);
     }
     if (!a.is_float() || (std::isfinite(x) && std::isfinite(y))) {
       double d = a.is_float() ? x - y : static_cast<double>(a.ints[i] - r.ints[i]);
@@ -82,6 +82,7 @@ Comparison compare_to_reference(const HostTensor& a, const HostTensor& r) {
       ++c.mismatches;
     }
   }
+  c.scale = scale;
   c.normwise_error = ref2 > 0 ? std::sqrt(diff2 / ref2) : (diff2 > 0 ? INFINITY : 0.0);
   c.ok = c.mismatches == 0;
   if (!c.ok) c.problem = std::to_string(c.mismatches) + " of " + std::to_string(n) + " elements differ; first: " + c.problem;

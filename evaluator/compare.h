@@ -19,9 +19,13 @@ struct Comparison {
   double max_abs_error = 0;     // max |a - r|
   double normwise_error = 0;    // ||a - r||_2 / ||r||_2 (0 when both are 0)
   std::int64_t mismatches = 0;  // elements outside the tolerance
+  double scale = 0;             // the rule's max|r|: the largest finite |r| (floats)
 };
 
-Comparison compare_to_reference(const HostTensor& actual, const HostTensor& reference);
+// `atol` widens every float element's bound by that much (`shardc run --atol`): a result that is
+// near zero everywhere, such as the difference of two computations of one value, has a tiny
+// max|r| and so almost no tolerance under the rule alone.
+Comparison compare_to_reference(const HostTensor& actual, const HostTensor& reference, double atol = 0);
 
 // How far a float element may be from its reference value `r` under the rule above, when the
 // largest |r| of the array is `max_abs`; 0 for integers and bools (compared exactly).

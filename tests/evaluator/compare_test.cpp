@@ -36,6 +36,24 @@ TEST(Compare, HalfFloatsWithinTheirOwnTolerance) {
   EXPECT_FALSE(compare_to_reference(of(DType::f32, -1181), of(DType::f32, -1182)).ok);
 }
 
+// `shardc run --atol`: an absolute error allowed on top of the rule, for results near zero by
+// design, whose max|r| leaves almost no tolerance. Integers stay exact.
+TEST(Compare, AnAbsoluteToleranceWidensFloatBoundsOnly) {
+  HostTensor ref = f32({1e-7, -2e-7, 0});
+  HostTensor got = f32({0, 0, 1e-7});
+  Comparison strict = compare_to_reference(got, ref);
+  EXPECT_FALSE(strict.ok);
+  EXPECT_EQ(strict.mismatches, 3);
+  EXPECT_NEAR(strict.scale, 2e-7, 1e-12);
+  EXPECT_TRUE(compare_to_reference(got, ref, 2e-7).ok);
+  Comparison loose = compare_to_reference(got, ref, 1.2e-7);  // element 1 is 2e-7 away
+  EXPECT_FALSE(loose.ok);
+  EXPECT_EQ(loose.mismatches, 1);
+  EXPECT_NE(loose.problem.find("element 1"), std::string::npos) << loose.problem;
+  HostTensor a = HostTensor::from_ints(DType::i32, {1}, {1});
+  EXPECT_FALSE(compare_to_reference(a, HostTensor::from_ints(DType::i32, {1}, {2}), 10).ok);
+}
+
 TEST(Compare, IntegersExactlyAndShapesMustAgree) {
   HostTensor a = HostTensor::from_ints(DType::i32, {2}, {1, 2});
   HostTensor b = HostTensor::from_ints(DType::i32, {2}, {1, 3});

@@ -96,6 +96,13 @@ TEST(Cli, UsageErrorsExitWith2) {
     EXPECT_EQ(r.status, 2) << bad;
     EXPECT_NE(r.output.find("is not a whole number"), std::string::npos) << r.output;
   }
+  // run --atol takes a finite number >= 0 (CLI11's own check lets nan through).
+  for (const char* bad : {"run --atol -1 x.shard", "run --atol nan x.shard", "run --atol inf x.shard",
+                          "run --atol 1e-3x x.shard"}) {
+    CliRun r = shardc(bad);
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_NE(r.output.find("is not a finite number >= 0"), std::string::npos) << r.output;
+  }
   CliRun no_dir = shardc("-o '' x.shard");
   EXPECT_EQ(no_dir.status, 2);
   EXPECT_NE(no_dir.output.find("-o needs a directory name"), std::string::npos) << no_dir.output;

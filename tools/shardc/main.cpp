@@ -1,6 +1,7 @@
 // shardc: the .shard compiler's command line. Parses options with CLI11 and hands them to
 // the driver (frontend/driver.h). Exit status: 0 success, 1 errors in the input, 2 usage.
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <string_view>
@@ -23,6 +24,29 @@ const CLI::Validator kWholeNumber(
     },
     "");
 
+// --atol: a finite number >= 0 (CLI11's NonNegativeNumber lets nan through).
+const CLI::Validator kAbsoluteError(
+    [](std::string& text) {
+      std::size_t used = 0;
+      double value = -1;
+      try {
+        value = std::stod(text, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      const bool good = used == text.size() && std::isfinite(value) && value >= 0;
+      return good ? std::string() : "'" + text + "' is not a finite number >= 0";
+    },
+    "");
+
+// CLI11's usage errors in the form of shardc's own ("shardc: error: ..."), which editors and
+// scripts match on.
+auto usage_failure(std::string program) {
+  return [program](const CLI::App*, const CLI::Error& e) {
+    return program + ": error: " + e.what() + "\nRun with --help for more information.\n";
+  };
+}
+
 // After a usage error: an argument that starts with '-' but names a .shard file was read as an
 // option (CLI11 then reports a missing file or an unknown option), so say how to pass it.
 void note_files_read_as_options(int argc, char** argv) {
@@ -43,6 +67,7 @@ int run_main(int argc, char** argv) {
   CLI::App app{"shardc run: compile a .shard file, build the generated code, run it and compare with the reference evaluator",
                "shardc run"};
   shardc::RunOptions o;
+  app.failure_message(usage_failure("shardc run"));
   app.add_option("file", o.file, "the .shard file")->required();
   // One value per --func and -D, as in plain shardc: `--func f FILE --print` keeps FILE.
   app.add_option("--func", o.functions, "run only these functions (repeatable; default: all)")
@@ -57,6 +82,10 @@ int run_main(int argc, char** argv) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_flag("--print", o.print, "print every result as numpy prints it");
   app.add_flag("--keep", o.keep, "keep the generated code and the driver program");
+  app.add_option("--atol", o.atol,
+                 "also accept a float result within this absolute error of the evaluator's (default 0): for "
+                 "results near zero by design")
+      ->check(kAbsoluteError);
   app.footer("It builds with " SHARDC_RUN_CXX " (the compiler shardc was built with) in a directory under $TMPDIR\n"
              "(default /tmp), removed afterwards unless --keep. Exit status: 0 when every result equals the\n"
              "evaluator's, 1 on errors or a mismatch, 2 on usage errors, 130 when interrupted.");
@@ -76,7 +105,10 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "run") return run_main(argc - 1, argv + 1);
   CLI::App app{"shardc: compiles .shard sharded tensor programs to C++", "shardc"};
   app.set_version_flag("--version", std::string("shardc ") + SHARDC_VERSION);
-  app.footer("Exit status: 0 on success, 1 when an input has errors, 2 on usage errors.");
+  app.failure_message(usage_failure("shardc"));
+  app.footer("To compile, build, run and check a program in one go: shardc run FILE.shard [--func NAME] [--print]\n"
+             "(see shardc run --help).\n"
+             "Exit status: 0 on success, 1 when an input has errors, 2 on usage errors.");
 
   shardc::DriverOptions options;
   std::vector<std::string> emit_names;
@@ -91,7 +123,8 @@ int main(int argc, char** argv) {
   app.add_option("-D", define_options, "override a const: -D NAME=VALUE (repeatable)")
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app.add_option("-o", options.output_dir, "output directory for generated C++");
+  app.add_option("-o", options.output_dir,
+                 "output directory for the generated MODULE.shard.h and .cpp (default: the current directory)");
   app.add_option("--namespace", options.outer_namespace,
                  "the namespace the generated modules go in, as NS::MODULE (default shardgen; may be nested: a::b)");
   app.add_option("--part-size", options.part_size,

@@ -17,6 +17,7 @@
 #include <iostream>
 #include <new>
 #include <sstream>
+#include <thread>
 
 #include "codegen/emit_cpp.h"
 #include "codegen/pipeline.h"
@@ -132,6 +133,18 @@ std::string read_text(const fs::path& p) {
   return s.str();
 }
 
+// The times per call mean little while other work holds the CPUs (they can be hundreds of
+// times an idle machine's): say so when the load average reaches the number of cores.
+void note_if_the_machine_is_busy() {
+  double load = 0;
+  std::ifstream("/proc/loadavg") >> load;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (load >= cores)
+    std::cout << "note: the load average is " << std::setprecision(1) << std::fixed << load << " on " << cores
+              << (cores == 1 ? " core" : " cores") << ": other work shares the CPUs, so the times below can be far\n"
+              << "longer than on an idle machine\n";
+}
+
 }  // namespace
 
 int run_command(const RunOptions& o) {
@@ -226,6 +239,8 @@ int run_command(const RunOptions& o) {
   std::cout << " " << std::fixed << std::setprecision(1)
             << std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count() << " s\n";
 
+  note_if_the_machine_is_busy();
+
   bool all_pass = true;
   for (const codegen::Function& f : lowered->functions) {
     if (stopped()) return stop_on_signal(dir, o.keep);
@@ -294,11 +309,17 @@ int run_command(const RunOptions& o) {
         continue;
       }
       eval::HostTensor got = eval::HostTensor::from_bytes(reference[i].dtype, reference[i].shape, bytes.data());
-      eval::Comparison c = eval::compare_to_reference(got, reference[i]);
+      eval::Comparison c = eval::compare_to_reference(got, reference[i], o.atol);
       all_pass = all_pass && c.ok;
       std::cout << "  result " << i << ": " << types[i] << "  digest " << eval::digest(got) << "  max abs err "
                 << std::scientific << std::setprecision(2) << c.max_abs_error << "  normwise err " << c.normwise_error
                 << std::fixed << "  " << (c.ok ? "OK" : "MISMATCH (" + c.problem + ")") << "\n";
+      if (!c.ok && got.is_float() && c.mismatches > 0 && o.atol == 0)
+        std::cout << "  note: each float must be within a relative bound of the evaluator's r (f32: 1e-4*|r| + 1e-5*max|r|;\n"
+                     "  bf16 and f16 looser, docs/language.md 6.7), and max|r| = "
+                  << std::setprecision(3) << std::defaultfloat << c.scale << std::fixed
+                  << " here; for a result near zero by design, such as the difference of two computations of\n"
+                     "  one value, allow an absolute error with --atol\n";
       if (o.print) std::cout << eval::format_numpy(got) << "\n";
     }
   }
