@@ -27,10 +27,31 @@ std::string trim_zeros(std::string s) {
   return s;
 }
 
+// "-1.2345e+08" as positional digits, zeros standing for the digits it does not have:
+// "-123450000.0" (numpy's dragon4_positional(unique=True) writes 123456789 as float32,
+// 123456792, as 123456790., the shortest digits that read back as it, where a fixed-format
+// shortest round trip needs all nine integer digits).
+std::string positional_of_scientific(const std::string& s) {
+  const std::size_t e = s.find('e');
+  if (e == std::string::npos) return s;  // inf, nan
+  const bool negative = s[0] == '-';
+  std::string digits;
+  for (std::size_t i = negative ? 1 : 0; i < e; ++i)
+    if (s[i] != '.') digits += s[i];
+  const int exponent = std::stoi(s.substr(e + 1));
+  std::string out = negative ? "-" : "";
+  if (exponent < 0) return out + "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+  const std::size_t integer_digits = static_cast<std::size_t>(exponent) + 1;
+  if (digits.size() <= integer_digits) return out + digits + std::string(integer_digits - digits.size(), '0') + ".0";
+  return out + digits.substr(0, integer_digits) + "." + digits.substr(integer_digits);
+}
+
 // The shortest digits (fixed or scientific) that read back as the same value of `dtype`:
 // float32's shortest round trip, or for bf16/f16 the fewest digits that round to the same
-// 16-bit value (as ml_dtypes prints them).
+// 16-bit value (as ml_dtypes prints them). Fixed: those digits placed as numpy places them.
 std::string shortest(float v, DType dtype, std::chars_format fmt) {
+  if (fmt == std::chars_format::fixed && std::isfinite(v))
+    return positional_of_scientific(shortest(v, dtype, std::chars_format::scientific));
   if (dtype != DType::bf16 && dtype != DType::f16) return chars(v, fmt);
   for (int p = 0; p < 9; ++p) {
     std::string s = chars(v, fmt, p);

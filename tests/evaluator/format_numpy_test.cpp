@@ -50,6 +50,15 @@ TEST(FormatNumpy, SixteenBitFloatsPrintTheirOwnShortestDigits) {
   EXPECT_EQ(format_numpy(HostTensor::from_floats(DType::f32, {1}, {0.10009765625})), "[0.10009766]");  // array: 8 digits
 }
 
+// Positional digits are the shortest that read back as the value, then zeros: numpy prints
+// np.float32(123456789) (123456792) as 123456790. and 2**31 as 2147483600.
+TEST(FormatNumpy, LargeIntegersPrintTheirShortestDigitsThenZeros) {
+  EXPECT_EQ(format_numpy(floats({}, {2147483648.0})), "2147483600.0");
+  EXPECT_EQ(format_numpy(floats({}, {123456789.0})), "123456790.0");
+  EXPECT_EQ(format_numpy(floats({1}, {99999992.0})), "[99999990.]");
+  EXPECT_EQ(format_numpy(floats({2}, {16777216.0, -16777218.0})), "[ 16777216. -16777218.]");
+}
+
 TEST(FormatNumpy, Scalars) {
   EXPECT_EQ(format_numpy(floats({}, {4.0431547})), "4.0431547");
   EXPECT_EQ(format_numpy(floats({}, {2})), "2.0");
