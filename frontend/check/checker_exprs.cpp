@@ -255,16 +255,16 @@ Value Checker::eval_seq(const std::vector<ast::Ptr<ast::Expr>>& elements, bool i
 }
 
 Value Checker::eval_attribute(const ast::AttributeExpr& e) {
-  if (e.attribute.name == "shape")
+  const std::string& name = e.attribute.name;
+  if (name == "shape") {
     error(e.range, "x.shape must be indexed: x.shape[d]").note("shapes are not values; take one dimension at a time");
-  else
-  {
-    auto b = error(e.attribute.range, "unknown attribute '" + e.attribute.name + "'");
-    b.note("only x.shape[d] exists");
-    if (e.attribute.name == "T" || e.attribute.name == "mT") b.note("JAX's x.T is transpose(x) here");
-    if (e.attribute.name == "dtype" || e.attribute.name == "sharding" || e.attribute.name == "ndim")
-      b.note("types are static: --emit=types prints every binding's dtype, shape and sharding");
+    return Value::error();
   }
+  auto b = error(e.attribute.range, "unknown attribute '" + name + "'");
+  b.note("only x.shape[d] exists");
+  if (name == "T" || name == "mT") b.note("JAX's x.T is transpose(x) here");
+  if (name == "dtype" || name == "sharding" || name == "ndim")
+    b.note("types are static: --emit=types prints every binding's dtype, shape and sharding");
   return Value::error();
 }
 

@@ -34,7 +34,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kJaxSpel
     {"silu", "there is no silu: write x * sigmoid(x)"},
     {"swish", "there is no swish: write x * sigmoid(x)"},
     {"log_softmax", "there is no log_softmax: write log(softmax(x, axis))"},
-    {"logsumexp", "there is no logsumexp: write m + log(sum(exp(x - m), axis)) with m = max(x, axis, keepdims=true)"},
+    {"logsumexp", "there is no logsumexp: write m + log(sum(exp(x - m), axis, keepdims=true)) with m = max(x, axis, keepdims=true)"},
     {"sort", "there is no sort: top_k(x, k) gives the k largest along the last axis, in order"},
     {"argsort", "there is no argsort: top_k(x, k) gives the k largest and their indices"},
     {"concatenate", "concat(xs, axis) joins arrays along an axis"},
