@@ -4,6 +4,7 @@
 
 #include "shard/errors.h"
 #include "shard/kernels/float16.h"
+#include "shard/runtime.h"
 
 namespace shard {
 
@@ -179,7 +180,11 @@ namespace {
 
 // A started collective abandoned without wait(): the communicator aborts the call, and the
 // device remembers it so that the call's error names it.
+// A Pending dropped on another thread (kept past its call, or handed to another device) is
+// left alone: the communicator's state of a device is its thread's, and the call of the device
+// that started it reports the collective as not waited for when it ends.
 void drop(Pending::State& state) noexcept {
+  if (current_device() != state.dev) return;
   if (state.dev->comm().cancel(state.dev->id(), state.ticket)) state.dev->note_dropped_collective();
 }
 
@@ -202,6 +207,12 @@ Pending::~Pending() {
 
 Tensor Pending::wait() {
   if (!state_ || !state_->active) throw ArgumentError("wait() on a collective that is not pending");
+  if (current_device() != state_->dev)
+    throw ArgumentError("wait() on a collective that device " + std::to_string(state_->dev->id()) +
+                        " started, from " +
+                        (current_device() ? "device " + std::to_string(current_device()->id()) + "'s thread"
+                                          : std::string("a thread that is no device's")) +
+                        ": a Pending must be waited for by the device that started it, in the call that started it");
   state_->active = false;  // finish releases the slot even when it throws
   state_->dev->comm().finish(state_->dev->id(), state_->ticket);
   Tensor result = detail::finalize(state_->plan, std::move(state_->wire_out));

@@ -620,5 +620,45 @@ TEST(RuntimeFailure, APendingKeptPastItsCallIsAnError) {
   EXPECT_NO_THROW(rt.run(m, [](Device& dev) { psum(dev, Tensor(DType::f32, {8}), "x"); }));
 }
 
+// A Pending belongs to the device thread that started it: waiting for it on the host thread
+// after its call failed (it aborted the process on an internal assertion), or on another
+// device's thread during the call, is an ArgumentError; dropping it on another thread leaves
+// the communicator alone.
+TEST(RuntimeFailure, APendingIsWaitedForOnlyByItsDevice) {
+  Runtime rt{2};
+  const Mesh m({{"x", 2}});
+  const Tensor t(DType::f32, {4});
+  std::vector<Pending> kept(2);
+  EXPECT_THROW(rt.run(m, [&](Device& dev) { kept[dev.id()] = start_psum(dev, t, "x"); }), DeviceError);
+  try {
+    kept[0].wait();
+    FAIL() << "expected ArgumentError";
+  } catch (const ArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("wait() on a collective that device 0 started, from a thread that is no device's"),
+              std::string::npos)
+        << e.what();
+  }
+  kept.clear();  // dropped on the host thread
+  // Device 1 waits for device 0's psum (after a barrier that orders device 0's start before it).
+  std::vector<Pending> handed(2);
+  try {
+    rt.run(m, [&](Device& dev) {
+      handed[dev.id()] = start_psum(dev, t, "x");
+      barrier(dev, "x");
+      if (dev.id() == 1) handed[0].wait();
+      barrier(dev, "x");
+      handed[dev.id()].wait();
+    });
+    FAIL() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_EQ(e.device(), 1);
+    EXPECT_NE(e.message().find("wait() on a collective that device 0 started, from device 1's thread"),
+              std::string::npos)
+        << e.message();
+  }
+  handed.clear();
+  EXPECT_NO_THROW(rt.run(m, [&](Device& dev) { EXPECT_EQ(psum(dev, t, "x").numel(), 4); }));
+}
+
 }  // namespace
 }  // namespace shard
