@@ -614,7 +614,7 @@ inline void check_runtime(std::string_view function, const shard::Runtime& rt, c
   if (mesh.end_device() <= rt.num_devices()) return;
   throw shard::ArgumentError(std::string(function) + ": its mesh " + mesh.to_string() + " needs devices up to " +
                              std::to_string(mesh.end_device() - 1) + " but the runtime has " +
-                             std::to_string(rt.num_devices()) + " devices");
+                             std::to_string(rt.num_devices()) + (rt.num_devices() == 1 ? " device" : " devices"));
 }
 
 // Keeps a device's result block until the call ends; the result Array then takes every block

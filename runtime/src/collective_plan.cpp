@@ -32,7 +32,7 @@ int normalize_axis(int axis, int bound, const char* what, const char* parameter)
   const int normalized = axis < 0 ? axis + bound : axis;
   if (normalized < 0 || normalized >= bound)
     throw ArgumentError(std::string(what) + ": " + parameter + "=" + std::to_string(axis) + " is out of range for " +
-                        std::to_string(bound) + " positions");
+                        std::to_string(bound) + (bound == 1 ? " position" : " positions"));
   return normalized;
 }
 
