@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <new>
 #include <numeric>
 #include <system_error>
 
@@ -287,6 +288,9 @@ void Runtime::worker_loop(Worker& w) {
     } catch (const CallAborted&) {
       // Another device failed first and reported the error, or this one dropped a collective
       // (below).
+    } catch (const std::bad_alloc& e) {
+      fail(std::string("out of memory (") + e.what() + "): a block, result or temporary of the call could not be "
+           "allocated");
     } catch (const std::exception& e) {
       fail(e.what());
     } catch (...) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <new>
 #include <optional>
 #include <set>
 #include <string>
@@ -618,6 +619,20 @@ TEST(RuntimeFailure, APendingKeptPastItsCallIsAnError) {
   }
   kept.clear();
   EXPECT_NO_THROW(rt.run(m, [](Device& dev) { psum(dev, Tensor(DType::f32, {8}), "x"); }));
+}
+
+// An allocation that fails on a device says so (the message was "std::bad_alloc" alone).
+TEST(RuntimeFailure, OutOfMemoryOnADeviceSaysSo) {
+  Runtime rt{2};
+  try {
+    rt.run(Mesh({{"x", 2}}), [](Device& dev) {
+      if (dev.id() == 1) throw std::bad_alloc();
+    });
+    FAIL() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_EQ(e.device(), 1);
+    EXPECT_NE(e.message().find("out of memory (std::bad_alloc)"), std::string::npos) << e.message();
+  }
 }
 
 // A Pending belongs to the device thread that started it: waiting for it on the host thread
