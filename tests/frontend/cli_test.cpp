@@ -317,6 +317,10 @@ TEST(Cli, RunRejectsAnUnknownFunctionBeforeBuilding) {
   EXPECT_NE(r.output.find("--func g: " + file + " has no func or shard_map named 'g' (it has: f)"), std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("building"), std::string::npos) << r.output;
+  CliRun listed = shardc("run '" + file + "' --func f,g");  // a comma-separated list, checked alike
+  EXPECT_EQ(listed.status, 1) << listed.output;
+  EXPECT_NE(listed.output.find("--func g: " + file + " has no func or shard_map named 'g'"), std::string::npos)
+      << listed.output;
   // Options before the file take one value each: the file stays the file, whatever follows it.
   CliRun before = shardc("run --func g -D N=2 '" + file + "' --print");
   EXPECT_EQ(before.status, 1) << before.output;

@@ -70,7 +70,8 @@ int run_main(int argc, char** argv) {
   app.failure_message(usage_failure("shardc run"));
   app.add_option("file", o.file, "the .shard file")->required();
   // One value per --func and -D, as in plain shardc: `--func f FILE --print` keeps FILE.
-  app.add_option("--func", o.functions, "run only these functions (repeatable; default: all)")
+  app.add_option("--func", o.functions, "run only these functions (repeatable, or comma-separated; default: all)")
+      ->delimiter(',')
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--repeat", o.repeat, "timed calls per function (after one warm-up call)")

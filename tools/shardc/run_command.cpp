@@ -225,6 +225,19 @@ int run_command(const RunOptions& o) {
       flags + " -c " + quoted(tools.driver) + " -o " + driver_object + "; driver=$?; wait $module && [ $driver -eq 0 ] && " +
       SHARDC_RUN_CXX + " -fopenmp " + module_object + " " + driver_object + " -o " + quoted(program.string()) + " " +
       tools.libs;
+  if (o.keep) {
+    // What --keep leaves must be usable without shardc: the driver's source and how to build it.
+    std::error_code copy_error;
+    fs::copy_file(tools.driver, dir / "run_driver.cpp", fs::copy_options::overwrite_existing, copy_error);
+    std::ofstream(dir / "build.sh")
+        << "#!/bin/sh\n# How shardc run built ./driver in this directory (run_driver.cpp is its driver's source).\n"
+           "# ./driver DIR FUNCTION REPEAT calls FUNCTION on DIR/in_<i>.bin, REPEAT timed calls, and writes\n"
+           "# DIR/out_<i>.bin and DIR/out.txt (the results' types and the median time).\nset -e\n"
+        << flags << " -c " << quoted((dir / (stem + ".shard.cpp")).string()) << " -o " << module_object << "\n"
+        << flags << " -c " << quoted((dir / "run_driver.cpp").string()) << " -o " << driver_object << "\n"
+        << SHARDC_RUN_CXX << " -fopenmp " << module_object << " " << driver_object << " -o "
+        << quoted(program.string()) << " " << tools.libs << "\n";
+  }
   auto began = std::chrono::steady_clock::now();
   std::cout << "shardc run: building " << stem << " ..." << std::flush;
   const int built = run_shell(compile);
@@ -325,7 +338,9 @@ int run_command(const RunOptions& o) {
   }
   if (stopped()) return stop_on_signal(dir, o.keep);
   if (!o.keep) fs::remove_all(dir);
-  else std::cout << "generated code and driver kept in " << dir.string() << "\n";
+  else
+    std::cout << "generated code and driver kept in " << dir.string() << " (build.sh rebuilds it; ./driver "
+              << dir.string() << " FUNCTION REPEAT runs one function on the inputs there)\n";
   std::cout.flush();
   if (!std::cout) {  // a full disk or /dev/full: the report is lost, so the run failed
     std::cerr << "shardc run: error: could not write the report (standard output)\n";
