@@ -145,7 +145,7 @@ void BM_Collective(benchmark::State& state, Op op, int n, std::int64_t size, boo
   // The judged coll/ rows first, then the fresh/ ones (up to 1 MiB), in the same order.
   constexpr std::int64_t kLargestFresh = 1 << 20;
   for (const bool fresh : {false, true})
-    for (int n : shard_bench::kDeviceCounts)
+    for (int n : shard_bench::device_counts())
       for (Op op : shard_bench::kAllOps)
         for (std::int64_t size : shard_bench::kSizes) {
           if (fresh && size > kLargestFresh) continue;

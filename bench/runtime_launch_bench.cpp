@@ -57,7 +57,7 @@ void BM_PlainThreadLoop(benchmark::State& state, int n) {
 }
 
 [[maybe_unused]] const bool registered = [] {
-  for (int n : shard_bench::kDeviceCounts) {
+  for (int n : shard_bench::device_counts()) {
     benchmark::RegisterBenchmark(("launch/runtime/" + std::to_string(n)).c_str(), BM_RuntimeEmptyCall, n)
         ->UseRealTime()
         ->Unit(benchmark::kMicrosecond);
