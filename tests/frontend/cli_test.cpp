@@ -78,6 +78,10 @@ TEST(Cli, VersionAndHelp) {
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.output.find("--emit"), std::string::npos);
   EXPECT_NE(help.output.find("-D"), std::string::npos);
+  EXPECT_NE(help.output.find("shardc run FILE.shard"), std::string::npos) << help.output;  // the footer names it
+  CliRun word = shardc("help");  // as git and cargo take it
+  EXPECT_EQ(word.status, 0) << word.output;
+  EXPECT_EQ(word.output, help.output);
 }
 
 TEST(Cli, UsageErrorsExitWith2) {

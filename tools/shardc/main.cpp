@@ -104,6 +104,9 @@ int run_main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "run") return run_main(argc - 1, argv + 1);
+  // `shardc help` (as git and cargo take it), unless a file of that name is meant.
+  char help_flag[] = "--help";
+  if (argc == 2 && std::string_view(argv[1]) == "help" && !std::ifstream("help").good()) argv[1] = help_flag;
   CLI::App app{"shardc: compiles .shard sharded tensor programs to C++", "shardc"};
   app.set_version_flag("--version", std::string("shardc ") + SHARDC_VERSION);
   app.failure_message(usage_failure("shardc"));
