@@ -217,27 +217,26 @@ int run_command(const RunOptions& o) {
                             codegen::generated_namespace(*lowered) + " -I" + quoted(dir.string()) + " " + tools.includes;
   const std::string module_object = quoted((dir / (stem + ".shard.o")).string());
   const std::string driver_object = quoted((dir / "driver.o").string());
+  // What --keep leaves must build without shardc: the driver's source goes in the directory.
+  fs::path driver_source = tools.driver;
+  std::error_code copy_error;
+  if (o.keep && fs::copy_file(tools.driver, dir / "run_driver.cpp", copy_error)) driver_source = dir / "run_driver.cpp";
+  const std::string compile_module =
+      flags + " -c " + quoted((dir / (stem + ".shard.cpp")).string()) + " -o " + module_object;
+  const std::string compile_driver = flags + " -c " + quoted(driver_source.string()) + " -o " + driver_object;
+  const std::string link = std::string(SHARDC_RUN_CXX) + " -fopenmp " + module_object + " " + driver_object + " -o " +
+                           quoted(program.string()) + " " + tools.libs;
   // The module compiles in the background, where a non-interactive shell ignores Ctrl-C for it:
   // the trap ends it too, so that nothing writes into the directory after shardc removes it.
-  const std::string compile =
-      "trap 'kill $module 2>/dev/null; exit 130' INT TERM; " + flags + " -c " +
-      quoted((dir / (stem + ".shard.cpp")).string()) + " -o " + module_object + " & module=$!; " +
-      flags + " -c " + quoted(tools.driver) + " -o " + driver_object + "; driver=$?; wait $module && [ $driver -eq 0 ] && " +
-      SHARDC_RUN_CXX + " -fopenmp " + module_object + " " + driver_object + " -o " + quoted(program.string()) + " " +
-      tools.libs;
-  if (o.keep) {
-    // What --keep leaves must be usable without shardc: the driver's source and how to build it.
-    std::error_code copy_error;
-    fs::copy_file(tools.driver, dir / "run_driver.cpp", fs::copy_options::overwrite_existing, copy_error);
+  const std::string compile = "trap 'kill $module 2>/dev/null; exit 130' INT TERM; " + compile_module +
+                              " & module=$!; " + compile_driver + "; driver=$?; wait $module && [ $driver -eq 0 ] && " +
+                              link;
+  if (o.keep)
     std::ofstream(dir / "build.sh")
-        << "#!/bin/sh\n# How shardc run built ./driver in this directory (run_driver.cpp is its driver's source).\n"
+        << "#!/bin/sh\n# How shardc run built ./driver in this directory.\n"
            "# ./driver DIR FUNCTION REPEAT calls FUNCTION on DIR/in_<i>.bin, REPEAT timed calls, and writes\n"
            "# DIR/out_<i>.bin and DIR/out.txt (the results' types and the median time).\nset -e\n"
-        << flags << " -c " << quoted((dir / (stem + ".shard.cpp")).string()) << " -o " << module_object << "\n"
-        << flags << " -c " << quoted((dir / "run_driver.cpp").string()) << " -o " << driver_object << "\n"
-        << SHARDC_RUN_CXX << " -fopenmp " << module_object << " " << driver_object << " -o "
-        << quoted(program.string()) << " " << tools.libs << "\n";
-  }
+        << compile_module << "\n" << compile_driver << "\n" << link << "\n";
   auto began = std::chrono::steady_clock::now();
   std::cout << "shardc run: building " << stem << " ..." << std::flush;
   const int built = run_shell(compile);
