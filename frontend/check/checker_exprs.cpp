@@ -89,11 +89,29 @@ Value Checker::eval_name(const ast::NameExpr& e) {
 }
 
 void Checker::explain_unknown_name(DiagnosticBuilder& b, const std::string& name) {
-  if (name == "True" || name == "False") b.note("bools are written true and false");
+  if (name == "True" || name == "False") {
+    b.note("bools are written true and false");
+    return;
+  }
+  bool explained = false;
   for (const auto& [mesh_name, m] : meshes_)
-    if (m && m->find_axis(name) && m != mesh())  // null: a mesh with errors
+    if (m && m->find_axis(name) && m != mesh()) {  // null: a mesh with errors
       b.note("'" + name + "' is an axis of mesh " + mesh_name + ", but this code runs on " +
              (mesh() ? "mesh " + mesh()->name : std::string("no mesh")));
+      explained = true;
+    }
+  // A slip of the keyboard: the nearest name in reach (a binding, a const, an axis of the mesh).
+  if (!explained) {
+    std::vector<std::string_view> names;
+    if (ctx_)
+      for (const Scope& scope : ctx_->scopes)
+        for (const auto& [bound, entry] : scope.names) names.push_back(bound);
+    for (const auto& [const_name, value] : consts_) names.push_back(const_name);
+    if (mesh())
+      for (const std::string& axis : mesh()->axis_names) names.push_back(axis);
+    std::sort(names.begin(), names.end());  // hash maps' order: ties go to the first in name order
+    if (auto near = closest_name(name, names)) b.note("did you mean '" + *near + "'?");
+  }
   // An element type shardc does not have, written as a value (`zeros(f64[4])`, `astype(x, u8)`).
   std::string_view digits(name);
   for (std::string_view prefix : {"bf", "f", "i", "u", "c"})

@@ -53,6 +53,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kJaxKeywo
 }  // namespace
 
 std::optional<std::string> closest_name(std::string_view name, const std::vector<std::string_view>& candidates) {
+  // Every name of one or two characters is a slip away from every other: no guess for those.
+  if (name.size() <= 2) return std::nullopt;
   const std::size_t allowed = name.size() <= 4 ? 1 : 2;
   std::optional<std::string> best;
   std::size_t best_distance = allowed + 1;

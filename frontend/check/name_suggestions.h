@@ -11,8 +11,9 @@
 namespace shardc::check {
 
 // The candidate nearest to `name` by edit distance (insertions, deletions, substitutions and
-// swaps of neighbours), if it is near enough to be a slip: at most 1 for names of up to 4
-// characters, 2 beyond. Ties go to the first candidate.
+// swaps of neighbours), if it is near enough to be a slip: at most 1 for names of 3 or 4
+// characters, 2 beyond, none for shorter names (any two are that close). Ties go to the first
+// candidate.
 std::optional<std::string> closest_name(std::string_view name, const std::vector<std::string_view>& candidates);
 
 // What to write instead of a JAX name that is not a built-in here, or nullopt.
