@@ -198,7 +198,8 @@ std::optional<AxisList> Checker::axis_group(const Value& v, const SourceRange& r
   } else {
     auto b = error(r, std::string(what) + " must be a mesh axis or a tuple of mesh axes");
     // psum(x, "tp"): JAX names axes with strings, this language with bare names.
-    if (v.kind == Value::Kind::string) b.note("axis names are written bare, without quotes: " + v.text + ", not \"" + v.text + "\"");
+    if (v.kind == Value::Kind::string)
+      b.note("axis names are written bare, without quotes: " + v.text + ", not \"" + v.text + "\"");
     if (mesh()) b.note("mesh '" + mesh()->name + "' has axes " + format_axis_set(*mesh(), (AxisSet{1} << mesh()->axis_names.size()) - 1));
     return std::nullopt;
   }

@@ -16,7 +16,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t substitution = a[i - 1] == b[j - 1] ? 0 : 1;
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + substitution});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   return d[a.size()][b.size()];
 }
@@ -34,7 +35,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kJaxSpel
     {"silu", "there is no silu: write x * sigmoid(x)"},
     {"swish", "there is no swish: write x * sigmoid(x)"},
     {"log_softmax", "there is no log_softmax: write log(softmax(x, axis))"},
-    {"logsumexp", "there is no logsumexp: write m + log(sum(exp(x - m), axis, keepdims=true)) with m = max(x, axis, keepdims=true)"},
+    {"logsumexp",
+     "there is no logsumexp: write m + log(sum(exp(x - m), axis, keepdims=true)) with m = max(x, axis, keepdims=true)"},
     {"sort", "there is no sort: top_k(x, k) gives the k largest along the last axis, in order"},
     {"argsort", "there is no argsort: top_k(x, k) gives the k largest and their indices"},
     {"concatenate", "concat(xs, axis) joins arrays along an axis"},

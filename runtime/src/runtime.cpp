@@ -207,7 +207,8 @@ void Runtime::release(const Mesh& mesh) {
 void Runtime::run_erased(const Mesh& mesh, Erased fn, void* ctx) {
   if (mesh.end_device() > num_devices())
     throw ArgumentError("mesh " + mesh.to_string() + " needs devices up to " + std::to_string(mesh.end_device() - 1) +
-                        " but the runtime has " + std::to_string(num_devices()) + (num_devices() == 1 ? " device" : " devices"));
+                        " but the runtime has " + std::to_string(num_devices()) +
+                        (num_devices() == 1 ? " device" : " devices"));
   if (tls_owner == this) throw ArgumentError("Runtime::run called from inside a device of the same runtime");
   if (fork_generation() != fork_generation_)
     throw UnsupportedError("this Runtime was created before a fork(): its device threads are in the parent process "

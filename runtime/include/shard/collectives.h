@@ -33,9 +33,10 @@ struct PendingAccess;
 
 // A started collective. Move-only; wait() exactly once, on the thread of the device that started
 // it, in the call of Runtime::run that started it (a device returning with one unwaited fails
-// the call; a wait() in a later call or on another thread is an ArgumentError). Every device must wait for its collectives in the same order, as it starts
-// them: a wait returns once every peer has read this device's input, so device 0 waiting for
-// A while device 1 waits for B (both started) never returns. Generated code always does so.
+// the call; a wait() in a later call or on another thread is an ArgumentError). Every device
+// must wait for its collectives in the same order, as it starts them: a wait returns once every
+// peer has read this device's input, so device 0 waiting for A while device 1 waits for B (both
+// started) never returns. Generated code always does so.
 // Destroying a Pending without waiting (e.g. while unwinding) abandons the operation safely; on
 // another thread it does nothing (the starting device's call reports the unwaited collective).
 class Pending {
