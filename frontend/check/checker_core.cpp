@@ -185,7 +185,10 @@ std::optional<AxisList> Checker::axis_group(const Value& v, const SourceRange& r
         if (item.kind == Value::Kind::string) {
           std::string bare, quoted;
           for (const Value& i : v.items) {
-            const std::string name = i.kind == Value::Kind::string ? i.text : "...";
+            const bool axis = i.kind == Value::Kind::axes && i.axes.size() == 1 && mesh();
+            const std::string name = i.kind == Value::Kind::string ? i.text
+                                     : axis                         ? mesh()->axis_names[i.axes[0]]
+                                                                    : "...";
             bare += (bare.empty() ? "" : ", ") + name;
             quoted += (quoted.empty() ? "" : ", ") + (i.kind == Value::Kind::string ? "\"" + i.text + "\"" : name);
           }
