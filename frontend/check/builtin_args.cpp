@@ -87,7 +87,8 @@ Args::Args(Checker& c, const ast::CallExpr& call) : call_(call) {
     const auto bound = std::find(given_.begin(), given_.end(), &arg);
     if (bound == given_.end()) continue;  // reported by match_arguments
     const auto slot = static_cast<std::size_t>(bound - given_.begin());
-    values_[slot] = c.eval(*given_[slot]->value);
+    const ast::Expr& value = *given_[slot]->value;
+    values_[slot] = params_[slot] == "axes" ? c.eval_axes_argument(value) : c.eval(value);
     if (values_[slot].is_error()) ok_ = false;
     if (values_[slot].kind == Value::Kind::none &&
         std::find(sig.nullable.begin(), sig.nullable.end(), params_[slot]) == sig.nullable.end()) {

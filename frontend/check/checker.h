@@ -40,6 +40,9 @@ class Checker {
 
   // ---- shared with the expression evaluator and the built-ins ----
   Value eval(const ast::Expr& expr);
+  // An argument that names mesh axes (a collective's `axes`): an unknown name in it is reported
+  // as an unknown axis of the mesh, with the mesh's axes, as in a type.
+  Value eval_axes_argument(const ast::Expr& expr);
   DiagnosticBuilder error(const SourceRange& range, std::string message);
   // Reports a rule's error at the operand it names (or at `whole`), with its notes.
   void report(const RuleError& e, const SourceRange& whole, const std::vector<SourceRange>& operands = {});
@@ -215,6 +218,7 @@ class Checker {
   std::set<std::pair<const ast::Stmt*, const Mesh*>> resolved_untaken_;
   std::set<std::string> declared_axes_;  // of every mesh, including those with errors
   FunctionContext* ctx_ = nullptr;
+  bool in_axes_argument_ = false;  // eval_axes_argument is evaluating
   // (file, offset, message) of every reported error: an error inside an unrolled loop or
   // an fn inlined twice is reported once.
   std::set<std::tuple<FileId, std::uint32_t, std::string>> reported_;

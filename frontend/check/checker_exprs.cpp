@@ -59,6 +59,14 @@ Value Checker::eval(const ast::Expr& e) {
   return v;
 }
 
+Value Checker::eval_axes_argument(const ast::Expr& expr) {
+  const bool outer = in_axes_argument_;
+  in_axes_argument_ = true;
+  Value v = eval(expr);
+  in_axes_argument_ = outer;
+  return v;
+}
+
 Value Checker::eval_name(const ast::NameExpr& e) {
   if (Scope::Entry* local = lookup_local(e.name)) return local->value;
   if (auto it = consts_.find(e.name); it != consts_.end()) return it->second;
@@ -74,6 +82,11 @@ Value Checker::eval_name(const ast::NameExpr& e) {
     error(e.range, "'" + e.name + "' is a function; call it with (...)");
   } else if (meshes_.count(e.name)) {
     error(e.range, "'" + e.name + "' is a mesh, not a value");
+  } else if (in_axes_argument_ && mesh()) {
+    auto b = error(e.range, "unknown axis '" + e.name + "' of mesh " + mesh()->name);
+    b.note("mesh " + mesh()->name + " has axes " +
+           format_axis_set(*mesh(), (AxisSet{1} << mesh()->axis_names.size()) - 1));
+    explain_unknown_name(b, e.name);
   } else {
     auto b = error(e.range, "unknown name '" + e.name + "'");
     explain_unknown_name(b, e.name);
