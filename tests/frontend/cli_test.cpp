@@ -85,7 +85,11 @@ TEST(Cli, VersionAndHelp) {
 }
 
 TEST(Cli, UsageErrorsExitWith2) {
-  EXPECT_EQ(shardc("").status, 2);
+  for (const char* none : {"", "run", "run --print"}) {  // no file: said in the usage line's words
+    CliRun r = shardc(none);
+    EXPECT_EQ(r.status, 2) << none;
+    EXPECT_NE(r.output.find("error: no .shard file given"), std::string::npos) << r.output;
+  }
   EXPECT_EQ(shardc("--emit=bogus x.shard").status, 2);
   EXPECT_EQ(shardc("--no-such-flag x.shard").status, 2);
   CliRun bad_define = shardc("-D B=99999999999999999999 --check x.shard");

@@ -43,7 +43,12 @@ const CLI::Validator kAbsoluteError(
 // scripts match on.
 auto usage_failure(std::string program) {
   return [program](const CLI::App*, const CLI::Error& e) {
-    return program + ": error: " + e.what() + "\nRun with --help for more information.\n";
+    // CLI11 says "files is required": name what is missing in the words of the usage line.
+    const std::string_view what = e.what();
+    const bool no_file = dynamic_cast<const CLI::RequiredError*>(&e) != nullptr &&
+                         (what.starts_with("files ") || what.starts_with("file "));
+    const std::string message = no_file ? "no .shard file given" : e.what();
+    return program + ": error: " + message + "\nRun with --help for more information.\n";
   };
 }
 
