@@ -80,6 +80,8 @@ class Checker {
   std::optional<Type> resolve_type(const ast::TypeAnnotation& t, bool in_body);
   // The index of axis `a` in mesh `m`; reports "unknown axis", with a note listing m's axes.
   std::optional<int> mesh_axis(const ast::Identifier& a, const Mesh& m);
+  // The "unknown axis 'A' of mesh m" error, with the note listing m's axes, for more notes.
+  DiagnosticBuilder unknown_axis_error(const SourceRange& range, const std::string& name, const Mesh& m);
   // Reports the unknown axes of a written type (its dimensions and its {V:...} set).
   void check_type_axes(const ast::TypeAnnotation& t, const Mesh& m);
 

@@ -353,9 +353,14 @@ void Checker::check_function(const ast::FunctionDecl& d) {
 
 std::optional<int> Checker::mesh_axis(const ast::Identifier& a, const Mesh& m) {
   if (auto idx = m.find_axis(a.name)) return idx;
-  error(a.range, "unknown axis '" + a.name + "' of mesh " + m.name)
-      .note("mesh " + m.name + " has axes " + format_axis_set(m, (AxisSet{1} << m.axis_names.size()) - 1));
+  unknown_axis_error(a.range, a.name, m);
   return std::nullopt;
+}
+
+DiagnosticBuilder Checker::unknown_axis_error(const SourceRange& range, const std::string& name, const Mesh& m) {
+  auto b = error(range, "unknown axis '" + name + "' of mesh " + m.name);
+  b.note("mesh " + m.name + " has axes " + format_axis_set(m, (AxisSet{1} << m.axis_names.size()) - 1));
+  return b;
 }
 
 void Checker::check_type_axes(const ast::TypeAnnotation& t, const Mesh& m) {

@@ -83,9 +83,7 @@ Value Checker::eval_name(const ast::NameExpr& e) {
   } else if (meshes_.count(e.name)) {
     error(e.range, "'" + e.name + "' is a mesh, not a value");
   } else if (in_axes_argument_ && mesh()) {
-    auto b = error(e.range, "unknown axis '" + e.name + "' of mesh " + mesh()->name);
-    b.note("mesh " + mesh()->name + " has axes " +
-           format_axis_set(*mesh(), (AxisSet{1} << mesh()->axis_names.size()) - 1));
+    auto b = unknown_axis_error(e.range, e.name, *mesh());
     explain_unknown_name(b, e.name);
   } else {
     auto b = error(e.range, "unknown name '" + e.name + "'");

@@ -52,6 +52,14 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kJaxKeywo
     {"concat_axis", "JAX's split_axis= and concat_axis= are split= and concat= here"},
 }};
 
+template <std::size_t N>
+std::optional<std::string> hint_for(const std::array<std::pair<std::string_view, std::string_view>, N>& table,
+                                    std::string_view name) {
+  for (const auto& [jax, hint] : table)
+    if (jax == name) return std::string(hint);
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> closest_name(std::string_view name, const std::vector<std::string_view>& candidates) {
@@ -73,16 +81,8 @@ std::optional<std::string> closest_name(std::string_view name, const std::vector
   return best;
 }
 
-std::optional<std::string> jax_spelling_hint(std::string_view name) {
-  for (const auto& [jax, hint] : kJaxSpellings)
-    if (jax == name) return std::string(hint);
-  return std::nullopt;
-}
+std::optional<std::string> jax_spelling_hint(std::string_view name) { return hint_for(kJaxSpellings, name); }
 
-std::optional<std::string> jax_keyword_hint(std::string_view keyword) {
-  for (const auto& [jax, hint] : kJaxKeywords)
-    if (jax == keyword) return std::string(hint);
-  return std::nullopt;
-}
+std::optional<std::string> jax_keyword_hint(std::string_view keyword) { return hint_for(kJaxKeywords, keyword); }
 
 }  // namespace shardc::check
