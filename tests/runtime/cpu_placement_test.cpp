@@ -7,7 +7,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -124,8 +126,32 @@ TEST(CpuPlacement, DevicesAreUnpinnedWhileAnotherProcessKeepsTheirCpusBusy) {
   const bool unpinned = call_until(rt, mesh, [&] { return !rt.devices_pinned(); }, std::chrono::seconds(10));
   stop(busy);
   EXPECT_TRUE(unpinned) << "still pinned after 10 s beside two busy processes";
-  EXPECT_TRUE(call_until(rt, mesh, [&] { return rt.devices_pinned(); }, std::chrono::seconds(20)))
-      << "not pinned again within 20 s of the busy processes' end";
+  // Pinning again needs quiet CPUs, which other work on a shared machine may not leave: the
+  // test watches the same load the runtime does, and holds the runtime to pinning only once
+  // several of its own windows were quiet.
+  shard::detail::ForeignLoad watch(cpus);
+  int quiet_windows = 0;
+  double least_load = 1e9;
+  auto last_sample = std::chrono::steady_clock::now();
+  watch.sample();
+  const bool repinned = call_until(rt, mesh, [&] {
+    if (rt.devices_pinned()) return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_sample >= shard::detail::kPlacementInterval) {
+      last_sample = now;
+      if (const std::optional<double> load = watch.sample()) {
+        least_load = std::min(least_load, *load);
+        if (*load < shard::detail::kRepinForeignCores) ++quiet_windows;
+      }
+    }
+    return false;
+  }, std::chrono::seconds(20));
+  if (!repinned && quiet_windows < 3)
+    GTEST_SKIP() << "other processes kept the CPUs busy for 20 s (" << quiet_windows
+                 << " quiet windows of 200 ms; the quietest used " << least_load
+                 << " cores): the runtime rightly stayed unpinned";
+  EXPECT_TRUE(repinned) << "not pinned again within 20 s of the busy processes' end, although "
+                        << quiet_windows << " windows of 200 ms were quiet";
 }
 
 }  // namespace
