@@ -48,7 +48,8 @@ const Tensor& Array::block(int device) const { return const_cast<Array*>(this)->
 void Array::check_block(int device, const Tensor& block, const Shape& expected) const {
   if (block.dtype() != type_.dtype || block.shape() != expected)
     throw ShapeError("device " + std::to_string(device) + "'s block of " + type_.to_string() + " must be " +
-                     std::string(dtype_name(type_.dtype)) + shape_string(expected) + ", got " + block.type_string());
+                     std::string(dtype_name(type_.dtype)) + shape_string(expected) + ", got " + block.type_string() +
+                     (block.data() == nullptr && shape_numel(expected) > 0 ? " (empty: was it moved from?)" : ""));
 }
 
 void Array::check_blocks() const {

@@ -25,10 +25,14 @@ std::size_t block_cache_budget_from_text(const char* text) {
   char* end = nullptr;
   errno = 0;
   const unsigned long long mb = std::strtoull(text, &end, 10);
-  const bool digits = *text >= '0' && *text <= '9' && *end == '\0' && errno == 0;
-  if (!digits || mb > (std::numeric_limits<std::size_t>::max() >> 20))
+  const bool digits = *text >= '0' && *text <= '9' && *end == '\0';
+  if (!digits)
     throw ArgumentError("SHARD_BLOCK_CACHE_MB must be a whole number of MiB (0 turns block reuse off), got '" +
                         std::string(text) + "'");
+  constexpr unsigned long long kMost = std::numeric_limits<std::size_t>::max() >> 20;
+  if (errno == ERANGE || mb > kMost)
+    throw ArgumentError("SHARD_BLOCK_CACHE_MB=" + std::string(text) + " is too large: at most " +
+                        std::to_string(kMost) + " MiB");
   return static_cast<std::size_t>(mb) << 20;
 }
 

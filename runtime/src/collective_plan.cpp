@@ -9,7 +9,11 @@
 namespace shard {
 
 struct Pending::State {
+  // The device that started it: compared by address, and read only when it is the device of the
+  // calling thread (so alive) and its call_id is the one recorded here.
   Device* dev = nullptr;
+  int device_id = -1;
+  std::uint64_t call_id = 0;
   detail::Plan plan;
   const Tensor* input = nullptr;
   Tensor staged;  // the input converted to the wire dtype, when it differs
@@ -163,6 +167,8 @@ void run_plan_into(Device& dev, const Tensor& x, Plan& plan, Tensor& out, const 
 Pending start_plan(Device& dev, const Tensor& x, Plan plan) {
   auto s = std::make_unique<Pending::State>();
   s->dev = &dev;
+  s->device_id = dev.id();
+  s->call_id = dev.call_id();
   s->plan = std::move(plan);
   s->input = &wire_input(x, s->plan, s->staged);
   s->wire_out = make_wire_output(s->plan);
@@ -184,8 +190,8 @@ namespace {
 // left alone: the communicator's state of a device is its thread's, and the call of the device
 // that started it reports the collective as not waited for when it ends.
 void drop(Pending::State& state) noexcept {
-  if (current_device() != state.dev) return;
-  if (state.dev->comm().cancel(state.dev->id(), state.ticket)) state.dev->note_dropped_collective();
+  if (current_device() != state.dev || state.dev->call_id() != state.call_id) return;
+  if (state.dev->comm().cancel(state.device_id, state.ticket)) state.dev->note_dropped_collective();
 }
 
 }  // namespace
@@ -207,14 +213,17 @@ Pending::~Pending() {
 
 Tensor Pending::wait() {
   if (!state_ || !state_->active) throw ArgumentError("wait() on a collective that is not pending");
-  if (current_device() != state_->dev)
-    throw ArgumentError("wait() on a collective that device " + std::to_string(state_->dev->id()) +
-                        " started, from " +
-                        (current_device() ? "device " + std::to_string(current_device()->id()) + "'s thread"
-                                          : std::string("a thread that is no device's")) +
+  const Device* here = current_device();
+  if (here != state_->dev)
+    throw ArgumentError("wait() on a collective that device " + std::to_string(state_->device_id) + " started, from " +
+                        (here ? "device " + std::to_string(here->id()) + "'s thread"
+                              : std::string("a thread that is no device's")) +
                         ": a Pending must be waited for by the device that started it, in the call that started it");
+  if (here->call_id() != state_->call_id)
+    throw ArgumentError("wait() on a collective started in an earlier call of the runtime: a Pending must be waited "
+                        "for in the call that started it");
   state_->active = false;  // finish releases the slot even when it throws
-  state_->dev->comm().finish(state_->dev->id(), state_->ticket);
+  state_->dev->comm().finish(state_->device_id, state_->ticket);
   Tensor result = detail::finalize(state_->plan, std::move(state_->wire_out));
   state_.reset();
   return result;

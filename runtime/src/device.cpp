@@ -1,5 +1,7 @@
 #include "shard/device.h"
 
+#include <atomic>
+
 #include "shard/kernels/context.h"
 
 namespace shard {
@@ -16,6 +18,8 @@ kernels::Context& Device::kernels() {
 }
 
 void Device::begin_call(const Mesh& mesh) {
+  static std::atomic<std::uint64_t> calls{0};
+  call_id_ = calls.fetch_add(1, std::memory_order_relaxed) + 1;
   mesh_ = &mesh;
   dropped_collective_ = false;
   if (!cached_for_ || !(*cached_for_ == mesh)) {

@@ -46,6 +46,9 @@ bool Mesh::has_axis(std::string_view name) const {
 
 int Mesh::coord(int device, int axis_pos) const {
   if (!contains(device)) throw ArgumentError("device " + std::to_string(device) + " is not in mesh " + to_string());
+  if (axis_pos < 0 || axis_pos >= rank())
+    throw ArgumentError("axis position " + std::to_string(axis_pos) + " is out of range for mesh " + to_string() +
+                        ", which has " + std::to_string(rank()) + (rank() == 1 ? " axis" : " axes"));
   return ((device - first_device_) / strides_[axis_pos]) % axes_[axis_pos].size;
 }
 

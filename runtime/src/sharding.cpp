@@ -17,9 +17,16 @@ Sharding::Sharding(Mesh mesh, std::vector<DimAxes> dims) : mesh_(std::move(mesh)
 
 Sharding Sharding::replicated(Mesh mesh, int rank) { return Sharding(std::move(mesh), std::vector<DimAxes>(rank)); }
 
+const DimAxes& Sharding::dim_axes(int dim) const {
+  if (dim < 0 || dim >= rank())
+    throw ArgumentError("dimension " + std::to_string(dim) + " is out of range for a sharding of " +
+                        std::to_string(rank()) + (rank() == 1 ? " dimension" : " dimensions"));
+  return dims_[static_cast<std::size_t>(dim)];
+}
+
 int Sharding::split_count(int dim) const {
   int n = 1;
-  for (const auto& name : dims_.at(dim)) n *= mesh_.axis_size(name);
+  for (const auto& name : dim_axes(dim)) n *= mesh_.axis_size(name);
   return n;
 }
 
@@ -49,7 +56,7 @@ Shape Sharding::block_shape(const Shape& global) const {
 
 int Sharding::piece_index(int dim, int device) const {
   int index = 0;
-  for (const auto& name : dims_.at(dim)) {
+  for (const auto& name : dim_axes(dim)) {
     const int pos = mesh_.axis_position(name);
     index = index * mesh_.axes()[pos].size + mesh_.coord(device, pos);
   }

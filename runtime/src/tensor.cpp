@@ -70,6 +70,35 @@ Tensor& Tensor::operator=(const Tensor& other) {
   return *this;
 }
 
+Tensor::Tensor(Tensor&& other) noexcept
+    : dtype_(other.dtype_), shape_(std::move(other.shape_)), numel_(other.numel_), data_(std::move(other.data_)) {
+  other.become_empty();
+}
+
+Tensor& Tensor::operator=(Tensor&& other) noexcept {
+  if (this != &other) {
+    dtype_ = other.dtype_;
+    shape_ = std::move(other.shape_);
+    numel_ = other.numel_;
+    data_ = std::move(other.data_);
+    other.become_empty();
+  }
+  return *this;
+}
+
+// noexcept although the shape (0) is allocated: 8 bytes, whose failure would end the process.
+void Tensor::become_empty() noexcept {
+  dtype_ = DType::f32;
+  shape_.assign(1, 0);
+  numel_ = 0;
+  data_.reset();
+}
+
+void Tensor::throw_dim_out_of_range(int d) const {
+  throw ArgumentError("dimension " + std::to_string(d) + " of " + type_string() + ", which has " +
+                      std::to_string(rank()) + (rank() == 1 ? " dimension" : " dimensions"));
+}
+
 Tensor Tensor::reshaped(Shape shape) && {
   if (shape_numel(shape) != numel_)
     throw ShapeError("cannot reshape " + type_string() + " to " + shape_string(shape) + ": element counts differ");

@@ -158,6 +158,45 @@ TEST(Tensor, IsAlignedAndCopiesByValue) {
   EXPECT_EQ(Tensor(DType::i64, {}).numel(), 1);
 }
 
+// A moved-from Tensor is the empty one: copying it, assigning it and checking it are safe.
+TEST(Tensor, MovedFromIsEmpty) {
+  Tensor a(DType::i32, {4});
+  Tensor b = std::move(a);
+  EXPECT_EQ(b.numel(), 4);
+  // NOLINTBEGIN(bugprone-use-after-move): what this test is about
+  EXPECT_EQ(a.numel(), 0);
+  EXPECT_EQ(a.shape(), (Shape{0}));
+  EXPECT_EQ(a.data(), nullptr);
+  const Tensor copy = a;
+  EXPECT_EQ(copy.numel(), 0);
+  Tensor same_size(DType::f32, {0});
+  same_size = a;
+  EXPECT_EQ(same_size.nbytes(), 0u);
+  Tensor c(DType::i32, {3});
+  c = std::move(b);
+  EXPECT_EQ(c.numel(), 4);
+  EXPECT_EQ(b.numel(), 0);
+  // NOLINTEND(bugprone-use-after-move)
+}
+
+// A scalar block moved out of an Array no longer looks like a scalar block: the checks that
+// every generated call and to_host run catch it.
+TEST(Array, ABlockMovedOutIsCaughtByTheBlockCheck) {
+  Runtime rt{4};
+  const Mesh mesh({{"x", 4}});
+  const ArrayType scalar(DType::f32, {}, Sharding(mesh, {}));
+  Array a = Array::from_host(rt, scalar, std::vector<float>{3.0f});
+  const Tensor taken = std::move(a.block(0));
+  EXPECT_EQ(taken.numel(), 1);
+  try {
+    a.check_blocks();
+    ADD_FAILURE() << "a moved-from block passed the check";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("was it moved from?"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(a.to_host<float>(), ShapeError);
+}
+
 TEST(Array, MovedFromArrayIsAnErrorNotACrash) {
   Runtime rt{4};
   const Mesh mesh({{"x", 4}});

@@ -46,6 +46,24 @@ TEST(Mesh, RejectsDeviceIdsBeyondInt) {
   EXPECT_EQ(Mesh({{"a", 2}}, 2147483645).end_device(), 2147483647);
 }
 
+// Positions and dimensions out of range are errors that say so, never a crash or a bare
+// std::out_of_range.
+TEST(Mesh, PositionsOutOfRangeAreArgumentErrors) {
+  const Mesh mesh({{"dp", 4}, {"tp", 2}});
+  EXPECT_THROW(mesh.coord(0, 7), ArgumentError);
+  EXPECT_THROW(mesh.coord(0, -1), ArgumentError);
+  EXPECT_EQ(mesh.coord(5, 1), 1);
+  const Sharding sharding(mesh, {{"dp"}, {}});
+  EXPECT_THROW(sharding.split_count(5), ArgumentError);
+  EXPECT_THROW(sharding.piece_index(3, 0), ArgumentError);
+  EXPECT_THROW(sharding.piece_index(0, 9), ArgumentError);
+  EXPECT_EQ(sharding.split_count(0), 4);
+  const Tensor t(DType::f32, {2, 3});
+  EXPECT_THROW(t.dim(2), ArgumentError);
+  EXPECT_THROW(t.dim(-1), ArgumentError);
+  EXPECT_EQ(t.dim(1), 3);
+}
+
 TEST(Mesh, MovingCopies) {
   // A moved-from mesh keeps its axes: a moved-from Array's sharding still describes itself.
   Mesh a({{"x", 4}}, 2);

@@ -675,5 +675,34 @@ TEST(RuntimeFailure, APendingIsWaitedForOnlyByItsDevice) {
   EXPECT_NO_THROW(rt.run(m, [&](Device& dev) { EXPECT_EQ(psum(dev, t, "x").numel(), 4); }));
 }
 
+// A Pending that outlives its Runtime names its device from what it recorded, without reading
+// the destroyed device (ASan's sanitizer run checks that), and is dropped safely; one waited
+// for in another Runtime's call, by a device that may sit at the same address, is refused too.
+TEST(RuntimeFailure, APendingOutlivingItsRuntimeIsAnErrorNotAUseAfterFree) {
+  const Mesh m({{"x", 2}});
+  const Tensor t(DType::f32, {4});
+  std::vector<Pending> kept(2);
+  {
+    Runtime rt{2};
+    EXPECT_THROW(rt.run(m, [&](Device& dev) { kept[dev.id()] = start_psum(dev, t, "x"); }), DeviceError);
+  }
+  try {
+    kept[1].wait();
+    FAIL() << "expected ArgumentError";
+  } catch (const ArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("device 1 started, from a thread that is no device's"), std::string::npos)
+        << e.what();
+  }
+  Runtime next{2};
+  try {
+    next.run(m, [&](Device& dev) { kept[dev.id()].wait(); });
+    FAIL() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(e.message().find("wait() on a collective"), std::string::npos) << e.message();
+  }
+  kept.clear();
+  EXPECT_NO_THROW(next.run(m, [&](Device& dev) { EXPECT_EQ(psum(dev, t, "x").numel(), 4); }));
+}
+
 }  // namespace
 }  // namespace shard

@@ -2,6 +2,7 @@
 // the groups it belongs to, and the communicator. Valid only inside the call.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -39,6 +40,9 @@ class Device {
 
   // Used by the Runtime at the start of each call.
   void begin_call(const Mesh& mesh);
+  // Which call this is, unique in the process over every Runtime: a Pending checks it, since a
+  // device of a later Runtime may live at the address of one destroyed.
+  std::uint64_t call_id() const { return call_id_; }
   // Set by a Pending of this device destroyed (or overwritten) without wait(), which aborts the
   // call: the Runtime reports this device as the one that failed.
   void note_dropped_collective() { dropped_collective_ = true; }
@@ -59,6 +63,7 @@ class Device {
   std::unique_ptr<kernels::Context> kernels_;
   kernels::ComputeGate* gate_ = nullptr;
   bool dropped_collective_ = false;
+  std::uint64_t call_id_ = 0;
 };
 
 }  // namespace shard

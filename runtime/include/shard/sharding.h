@@ -22,6 +22,9 @@ class Sharding {
   const Mesh& mesh() const { return mesh_; }
   int rank() const { return static_cast<int>(dims_.size()); }
   const std::vector<DimAxes>& dims() const { return dims_; }
+  // The axes dimension `dim` is split over (ArgumentError outside [0, rank), as for every
+  // member that takes a dimension).
+  const DimAxes& dim_axes(int dim) const;
   // How many pieces dimension `dim` is split into (product of its axes' sizes).
   int split_count(int dim) const;
 

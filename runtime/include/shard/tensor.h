@@ -26,13 +26,19 @@ class Tensor {
 
   Tensor(const Tensor& other);
   Tensor& operator=(const Tensor& other);
-  Tensor(Tensor&&) noexcept = default;
-  Tensor& operator=(Tensor&&) noexcept = default;
+  // A moved-from Tensor is the empty one (f32, shape (0)), so that copying or checking it is
+  // safe: a block moved out of an Array fails the Array's block check instead of crashing.
+  Tensor(Tensor&& other) noexcept;
+  Tensor& operator=(Tensor&& other) noexcept;
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   int rank() const { return static_cast<int>(shape_.size()); }
-  std::int64_t dim(int d) const { return shape_.at(static_cast<std::size_t>(d)); }
+  // ArgumentError for d outside [0, rank).
+  std::int64_t dim(int d) const {
+    if (d < 0 || d >= rank()) throw_dim_out_of_range(d);
+    return shape_[static_cast<std::size_t>(d)];
+  }
   std::int64_t numel() const { return numel_; }
   std::size_t nbytes() const { return static_cast<std::size_t>(numel_) * dtype_size(dtype_); }
 
@@ -65,6 +71,8 @@ class Tensor {
     void operator()(void* p) const noexcept;
   };
   Tensor(DType dtype, Shape shape, bool zero);
+  void become_empty() noexcept;
+  [[noreturn]] void throw_dim_out_of_range(int d) const;
   void check_element(std::size_t size) const;
 
   DType dtype_ = DType::f32;
