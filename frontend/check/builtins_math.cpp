@@ -175,10 +175,26 @@ Value reduce(Checker& c, const ast::CallExpr& call) {
     if (!k) return Value::error();
     keepdims = *k;
   }
-  if (a.has("axis") && axes.empty()) {
-    // axis=() reduces over no dimension: x itself, in the reduction's result dtype (NumPy's
-    // sum(x, axis=()) of bools is an int array of the same shape). An empty `axes` below means
-    // every dimension (axis=None).
+  // axis=() reduces over no dimension; otherwise an empty `axes` means every one (axis=None).
+  const bool reduces_nothing = a.has("axis") && axes.empty();
+  std::optional<AxisList> pending;
+  if (a.has("unreduced")) {
+    // sum(..., unreduced=A): the sum over A's blocks stays pending (JAX's reduce_sum with an
+    // unreduced out_sharding); A must be among the reduced dimensions' axes (none for axis=()).
+    if (!require_global_argument(c, a, "unreduced")) return Value::error();
+    pending = c.axis_group(a["unreduced"], a.range("unreduced"), "the axes of unreduced=");
+    if (!pending) return Value::error();
+    AxisSet reduced_axes = 0;  // a local operand has none
+    for (int d = 0; d < x.rank() && !x.local && !reduces_nothing; ++d)
+      if (axes.empty() || std::find(axes.begin(), axes.end(), d) != axes.end()) reduced_axes |= to_set(x.dims[d].axes);
+    if (auto e = check_pending_reduction("sum", x, reduced_axes, to_set(*pending))) {
+      c.report(*e, a.range("unreduced"));
+      return Value::error();
+    }
+  }
+  if (reduces_nothing) {
+    // x itself, in the reduction's result dtype (NumPy's sum(x, axis=()) of bools is an int
+    // array of the same shape); a pending sum of no reduced axes is none (checked above).
     auto whole = checked(c, reduce_op(n, reduce_kind(n), x, {}), a, {"x"});
     if (!whole) return Value::error();
     Type same = x;
@@ -197,19 +213,7 @@ Value reduce(Checker& c, const ast::CallExpr& call) {
   }
   std::vector<std::int64_t> attr_axes(axes.begin(), axes.end());
   std::map<std::string, Attr> attrs{{"axes", attr_axes}, {"keepdims", keepdims}};
-  if (a.has("unreduced")) {
-    // sum(..., unreduced=A): the sum over A's blocks stays pending (JAX's reduce_sum with an
-    // unreduced out_sharding); A must be among the reduced dimensions' axes.
-    if (!require_global_argument(c, a, "unreduced")) return Value::error();
-    auto pending = c.axis_group(a["unreduced"], a.range("unreduced"), "the axes of unreduced=");
-    if (!pending) return Value::error();
-    AxisSet reduced_axes = 0;  // a local operand has none
-    for (int d = 0; d < x.rank() && !x.local; ++d)
-      if (axes.empty() || std::find(axes.begin(), axes.end(), d) != axes.end()) reduced_axes |= to_set(x.dims[d].axes);
-    if (auto e = check_pending_reduction("sum", x, reduced_axes, to_set(*pending))) {
-      c.report(*e, a.range("unreduced"));
-      return Value::error();
-    }
+  if (pending) {
     t->unreduced = to_set(*pending);
     if (!pending->empty()) attrs["unreduced"] = *pending;
   }
