@@ -107,12 +107,11 @@ Value dynamic_slice(Checker& c, const ast::CallExpr& call) {
     }
     for (int d = 0; d < t.rank(); ++d) {
       if (!integer_start(c, a["start"].items[d], a.range("start"))) return Value::error();
-      auto r = checked(c, dynamic_slice_op(t, d, (*sizes)[d]), a, {"x"});
-      if (!r) return Value::error();
-      t = *r;
       inputs.push_back(a["start"].items[d]);
     }
-    return c.emit("dynamic_slice", call, inputs, varying_with_starts(t, inputs), {{"sizes", *sizes}});
+    auto r = checked(c, dynamic_slice_op(t, *sizes), a, {"x"});
+    if (!r) return Value::error();
+    return c.emit("dynamic_slice", call, inputs, varying_with_starts(*r, inputs), {{"sizes", *sizes}});
   }
   if (!integer_start(c, a["start"], a.range("start"))) return Value::error();
   auto size = c.static_int(a["size"], a.range("size"), "the size of dynamic_slice");

@@ -283,20 +283,32 @@ Result<Type> slice_op(const Type& x, const std::vector<SliceDim>& sl, const char
   return r;
 }
 
-Result<Type> dynamic_slice_op(const Type& x, int axis, std::int64_t size) {
+Result<Type> dynamic_slice_op(const Type& x, const std::vector<std::int64_t>& sizes) {
   if (x.kind != TypeKind::array || x.rank() == 0)
     return rule_error(ErrorClass::bad_argument, "dynamic_slice needs an array of rank 1 or more, got " + to_string(x), {}, 0);
-  if (size < 0 || size > x.dims[axis].size)
-    return rule_error(ErrorClass::out_of_range, "dynamic_slice size " + std::to_string(size) +
-                                                    " is out of range for dimension " + std::to_string(axis) +
-                                                    " of size " + std::to_string(x.dims[axis].size) + " in " +
-                                                    to_string(x),
-                      {"the size must be static and at most the dimension's size (starts clamp, sizes do not)"});
   Type r = x;
-  r.dims[axis].size = size;
-  if (size != x.dims[axis].size)
-    if (auto e = divisible_after_change("dynamic_slice", x, axis, size, r)) return *e;
+  for (int d = 0; d < x.rank(); ++d) {
+    const std::int64_t size = sizes[static_cast<std::size_t>(d)];
+    if (size < 0 || size > x.dims[d].size)
+      return rule_error(ErrorClass::out_of_range, "dynamic_slice size " + std::to_string(size) +
+                                                      " is out of range for dimension " + std::to_string(d) +
+                                                      " of size " + std::to_string(x.dims[d].size) + " in " +
+                                                      to_string(x),
+                        {"the size must be static and at most the dimension's size (starts clamp, sizes do not)"});
+    r.dims[d].size = size;
+  }
+  // Checked on the whole result, whose shape JAX's message shows.
+  for (int d = 0; d < x.rank(); ++d)
+    if (r.dims[d].size != x.dims[d].size)
+      if (auto e = divisible_after_change("dynamic_slice", x, d, r.dims[d].size, r)) return *e;
   return r;
+}
+
+Result<Type> dynamic_slice_op(const Type& x, int axis, std::int64_t size) {
+  if (x.kind != TypeKind::array || x.rank() == 0) return dynamic_slice_op(x, std::vector<std::int64_t>{});
+  std::vector<std::int64_t> sizes = x.shape();
+  sizes[static_cast<std::size_t>(axis)] = size;
+  return dynamic_slice_op(x, sizes);
 }
 
 Result<Type> dynamic_index_op(const Type& x) {

@@ -44,6 +44,8 @@ SliceBounds slice_bounds(const Type& x, const std::vector<SliceDim>& dims);
 
 // dynamic_slice along `axis` keeping `size` elements from a (possibly per-device) start.
 Result<Type> dynamic_slice_op(const Type& x, int axis, std::int64_t size);
+// One size per dimension of x (the tuple form).
+Result<Type> dynamic_slice_op(const Type& x, const std::vector<std::int64_t>& sizes);
 // x[i] with a per-device index i: dimension 0 removed.
 Result<Type> dynamic_index_op(const Type& x);
 // dynamic_update_slice: an update no larger than x on any dimension, with x's sharding.
