@@ -219,11 +219,13 @@ std::optional<RuleError> check_select_shardings(const Type& pred, const Type& on
   const Type &which = as_passed(pred), &a = as_passed(on_true), &b = as_passed(on_false);
   const std::string note = "where passes an operand of the result's shape on with its own sharding (it broadcasts "
                            "only the others): reshard the operands to one sharding";
+  // lax.select(which, on_true, on_false) is select_n(which, on_false, on_true): JAX lists the
+  // cases false first.
   if (!same_sharding(a, b))
     return on_mesh(result.mesh, rule_error(ErrorClass::broadcast_mismatch,
                                            "select cases must have the same shardings, got [" +
-                                               format_spec(*result.mesh, a.dims) + ", " +
-                                               format_spec(*result.mesh, b.dims) + "]",
+                                               format_spec(*result.mesh, b.dims) + ", " +
+                                               format_spec(*result.mesh, a.dims) + "]",
                                            {note}, &b == &on_false ? 2 : 1));
   if (pred.rank() > 0 && !same_sharding(which, a))
     return on_mesh(result.mesh, rule_error(ErrorClass::broadcast_mismatch,
@@ -239,8 +241,10 @@ std::optional<RuleError> check_select_shardings(const Type& pred, const Type& on
 Result<Type> select_op(const Type& pred, const Type& on_true, const Type& on_false) {
   if (pred.dtype != DType::boolean)
     return rule_error(ErrorClass::shape_mismatch, "select needs a bool predicate, got " + to_string(pred), {}, 0);
-  // Operands of one shape reach select without broadcasting, whose sharding rule never runs.
-  const bool one_shape = pred.shape() == on_true.shape() && on_false.shape() == on_true.shape();
+  // Operands of one shape reach select without broadcasting, whose sharding rule never runs; a
+  // scalar condition is no reason to broadcast (jnp.where then broadcasts only the cases).
+  const bool one_shape =
+      on_false.shape() == on_true.shape() && (pred.rank() == 0 || pred.shape() == on_true.shape());
   if (one_shape)
     if (auto e = check_select_shardings(pred, on_true, on_false, on_true)) return *e;
   auto r = broadcast_nary("select", {pred, on_true, on_false});
