@@ -24,6 +24,24 @@ std::string spec_string(const Type& t, int rank) {
   return s + ")";
 }
 
+// The operands as jnp passes them to the lax primitive: when arrays of different ranks (scalars
+// aside) meet, every operand is promoted to the result's rank by leading size-1 dimensions
+// (promote_shapes), which JAX's "illegally sharded result" message shows.
+std::vector<Type> rank_promoted(const std::vector<Type>& inputs, int rank) {
+  int first_rank = 0;
+  bool ranks_differ = false;
+  for (const Type& t : inputs) {
+    if (t.kind != TypeKind::array || t.rank() == 0) continue;
+    if (first_rank == 0) first_rank = t.rank();
+    ranks_differ = ranks_differ || t.rank() != first_rank;
+  }
+  if (!ranks_differ) return inputs;
+  std::vector<Type> promoted = inputs;
+  for (Type& t : promoted)
+    if (t.kind == TypeKind::array) t.dims.insert(t.dims.begin(), static_cast<std::size_t>(rank - t.rank()), Dim{1, {}});
+  return promoted;
+}
+
 }  // namespace
 
 std::optional<RuleError> check_same_mesh(const std::vector<Type>& inputs) {
@@ -113,7 +131,7 @@ Result<Type> broadcast_nary(std::string_view op, const std::vector<Type>& inputs
   r.local = local;
   r.varying = local ? varying : 0;
   if (!local) {
-    if (auto e = check_result_axes(r, op, inputs)) return *e;
+    if (auto e = check_result_axes(r, op, rank_promoted(inputs, rank))) return *e;
   }
   return r;
 }

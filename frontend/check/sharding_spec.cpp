@@ -54,11 +54,11 @@ std::optional<RuleError> check_result_axes(const Type& result, std::string_view 
       AxisSet bit = AxisSet{1} << a;
       if (seen & bit) {
         std::string ins;
-        for (std::size_t i = 0; i < inputs.size(); ++i) ins += (i ? ", " : "") + to_string(inputs[i]);
+        for (std::size_t i = 0; i < inputs.size(); ++i) ins += (i ? ", " : "") + to_short_string(inputs[i]);
         return on_mesh(result.mesh,
                        rule_error(ErrorClass::duplicate_result_axis,
                                   std::string(op) + " operation with inputs: " + ins +
-                                      " produces an illegally sharded result: " + to_string(result),
+                                      " produces an illegally sharded result: " + to_short_string(result),
                                   {"mesh axis '" + result.mesh->axis_names.at(a) +
                                    "' would split two dimensions of the result; reshard an operand first" +
                                    (out_can_fix ? ", or give the result's sharding with out=" : "")}));

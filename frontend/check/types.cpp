@@ -176,6 +176,13 @@ std::string format_static(const StaticValue& v) {
   return text;
 }
 
+std::string to_short_string(const Type& t) {
+  std::string s = to_string(t);
+  if (t.kind == TypeKind::array)
+    s.replace(0, shard::dtype_name(t.dtype).size(), shard::dtype_short_name(t.dtype));
+  return s;
+}
+
 std::string to_string(const Type& t) {
   switch (t.kind) {
     case TypeKind::tuple: {

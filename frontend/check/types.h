@@ -101,6 +101,9 @@ Type make_tuple(std::vector<Type> elements);
 // Printing, in JAX's notation (see the file comment). Static scalars print as
 // `static int32 = 4`; keys as `key`; tuples as `(T1, T2)`.
 std::string to_string(const Type& type);
+// With the short dtype names (`i32[4@X,4]`): how JAX's "illegally sharded result" message prints
+// its avals (str_short with short dtypes).
+std::string to_short_string(const Type& type);
 std::string format_axes(const Mesh& mesh, const AxisList& axes);   // dp or (dp,tp); empty list: None
 std::string format_axis_set(const Mesh& mesh, AxisSet set);         // {dp, tp}
 std::string format_type_suffix(const Mesh& mesh, char tag, AxisSet set);  // {V:dp,tp} or {U:dp}, mesh order

@@ -43,7 +43,7 @@ TEST(Broadcasting, ResultUsingOneAxisTwiceIsIllegal) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().cls, ErrorClass::duplicate_result_axis);
   EXPECT_EQ(r.error().message,
-            "add operation with inputs: int32[4@X,4], int32[4,4@X] produces an illegally sharded result: int32[4@X,4@X]");
+            "add operation with inputs: i32[4@X,4], i32[4,4@X] produces an illegally sharded result: i32[4@X,4@X]");
 }
 
 TEST(Broadcasting, ShapesAndMeshesMustAgree) {
