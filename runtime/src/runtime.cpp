@@ -71,11 +71,16 @@ namespace {
 thread_local const void* tls_owner = nullptr;
 // The device a worker thread runs (set once when the worker starts).
 thread_local Device* tls_device = nullptr;
+// This copy of the runtime's code. A process holds several where shared libraries or plugins
+// link the static runtime and keep its symbols to themselves (-Wl,--exclude-libs, a dlopen()ed
+// module): each copy has its own thread-locals above and its own tables for std::atomic::wait,
+// so a Runtime run through another copy than the one that made it waited for ever.
+char this_copy = 0;
 }  // namespace
 
 Device* current_device() { return tls_device; }
 
-Runtime::Runtime(int devices, int cores) {
+Runtime::Runtime(int devices, int cores) : code_copy_(&this_copy) {
   if (devices < 1) throw ArgumentError("a runtime needs at least one device, got: " + std::to_string(devices));
   if (cores < 0) throw ArgumentError("a runtime's core count is 0 (detect) or more, got: " + std::to_string(cores));
   block_cache_stats();  // reads SHARD_BLOCK_CACHE_MB now: a bad value fails here, not in some allocation
@@ -205,6 +210,13 @@ void Runtime::release(const Mesh& mesh) {
 }
 
 void Runtime::run_erased(const Mesh& mesh, Erased fn, void* ctx) {
+  if (code_copy_ != &this_copy)
+    throw UnsupportedError(
+        "this Runtime was created by another copy of the shard runtime in this process: a shared library or "
+        "plugin that links shard::runtime statically and hides its symbols (-Wl,--exclude-libs, dlopen) has a "
+        "copy of its own. Create the Runtime in the module whose generated code runs it, or let every module "
+        "use one copy (no --exclude-libs for shard's libraries; an executable that dlopen()s plugins linked "
+        "with -rdynamic)");
   if (mesh.end_device() > num_devices())
     throw ArgumentError("mesh " + mesh.to_string() + " needs devices up to " + std::to_string(mesh.end_device() - 1) +
                         " but the runtime has " + std::to_string(num_devices()) +

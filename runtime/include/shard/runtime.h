@@ -55,6 +55,9 @@ class Runtime {
   // There is no MPI backend yet: in one of several ranks started by mpirun/mpiexec/srun the
   // constructor throws UnsupportedError rather than run independent copies that look like one
   // distributed run (SHARD_INDEPENDENT_RANKS=1 allows them; see src/mpi_launch.h).
+  // A Runtime runs only through the copy of the runtime's code that created it: a shared library
+  // or plugin with a static copy of its own, kept to itself (-Wl,--exclude-libs, dlopen), gets
+  // UnsupportedError from run() (cmake/README.md: when a process holds several).
   // The device threads stay in the process that created the Runtime: in a fork()ed child,
   // run() throws UnsupportedError, and destruction is safe. Start worker processes with exec
   // (multiprocessing's "spawn"): OpenMP, under the kernels, does not survive a bare fork.
@@ -95,6 +98,8 @@ class Runtime {
   void acquire(const Mesh& mesh);
   void release(const Mesh& mesh);
 
+  // Which copy of the runtime's code made this Runtime (runtime.cpp: a process may hold several).
+  const void* code_copy_;
   int omp_threads_;
   // How device threads and the caller wait (spin, yield, then sleep; see src/wait.h).
   struct WaitPolicies;
