@@ -39,7 +39,9 @@ Result<Type> all_gather_op(const Type& x, const AxisList& axes, int axis, bool t
   if (auto e = need_local_array(op, x)) return *e;
   const Mesh& m = *x.mesh;
   AxisSet need = to_set(axes);
-  if (checked && (x.varying & need) != need)
+  // all_gather_invariant pvarys what does not vary over the axes yet (JAX's bind does, and its
+  // type rule never refuses); all_gather refuses it, in JAX-RULES.md's words.
+  if (checked && !invariant && (x.varying & need) != need)
     return rule_error(ErrorClass::gather_invariant,
                       "Collective " + std::string(op) + " must be applied to a device-varying type, but got " +
                           to_string(x) + " for collective acting over axis " + names(m, axes),
