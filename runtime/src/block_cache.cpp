@@ -11,6 +11,7 @@
 #include <limits>
 #include <list>
 #include <mutex>
+#include <new>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -156,6 +157,9 @@ class BlockCache {
 }  // namespace
 
 std::size_t block_capacity(std::size_t bytes) {
+  // Rounding up below would wrap around 2^64 for the largest sizes and allocate a tiny buffer;
+  // no allocation of 2^63 bytes or more can succeed anyway.
+  if (bytes > std::numeric_limits<std::size_t>::max() / 2) throw std::bad_alloc();
   const std::size_t aligned = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (aligned < kMinCachedBytes) return aligned;
   const std::size_t step = std::bit_floor(aligned) / 8;

@@ -25,7 +25,8 @@ namespace shard::detail {
 
 inline constexpr std::size_t kMinCachedBytes = std::size_t{64} << 10;
 
-// The capacity a request of `bytes` gets (64-byte aligned; the class size from kMinCachedBytes).
+// The capacity a request of `bytes` gets (64-byte aligned; the class size from kMinCachedBytes);
+// std::bad_alloc from 2^63 bytes on, where rounding up would wrap.
 std::size_t block_capacity(std::size_t bytes);
 // A 64-byte aligned buffer of block_capacity(bytes) bytes, reused when one is cached; nullptr when
 // the system has no memory.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 
 #include "shard/shard.h"
 #include "block_cache.h"
@@ -46,6 +47,15 @@ TEST(BlockCache, NearlyEqualSizesShareABuffer) {
     EXPECT_EQ(again.data(), first);
   }
   EXPECT_EQ(block_cache_stats().reused, before.reused + (caching() ? 1 : 0));
+}
+
+// A block near 2^64 bytes: its rounded capacity wrapped to a few bytes, and filling the tensor
+// overran them (SIGSEGV). Now it is out of memory, as any impossible allocation.
+TEST(BlockCache, ImpossiblyLargeBlocksAreOutOfMemory) {
+  // The block of f32[3037000498@X, 3037000498] on X: 2, just under 2^64 bytes.
+  EXPECT_THROW(Tensor(DType::f32, {1518500249, 3037000498}), std::bad_alloc);
+  EXPECT_THROW(detail::block_capacity(std::numeric_limits<std::size_t>::max() - 10), std::bad_alloc);
+  EXPECT_EQ(detail::block_capacity(100), 128u);
 }
 
 TEST(BlockCache, SmallBuffersAreNotCached) {
