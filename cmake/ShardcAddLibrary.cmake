@@ -117,6 +117,8 @@ function(shardc_add_library NAME)
     list(APPEND include_dirs "${library_dir}")  # "NAME/MODULE.shard.h"
   endif()
   cmake_path(ABSOLUTE_PATH ARG_OUTPUT_DIR BASE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}" NORMALIZE)
+  # NORMALIZE keeps a trailing slash ("out/"): the same folder must give the same file names below.
+  string(REGEX REPLACE "(.)/+$" "\\1" ARG_OUTPUT_DIR "${ARG_OUTPUT_DIR}")
   list(PREPEND include_dirs "${ARG_OUTPUT_DIR}")
 
   # OPTIONS may not take over what the function's keywords do: the library's include folder,
