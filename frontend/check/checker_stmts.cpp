@@ -343,7 +343,7 @@ void Checker::check_results(const ast::FunctionDecl& d, const Value& v, const So
     if (ctx_->manual) {
       Type block = m.type;
       if (block.is_array() && block.weak && block.dims.empty()) block.dtype = want.dtype;
-      if (auto e = check_output(block, want, static_cast<int>(i), !f.unchecked)) {
+      if (auto e = check_output(block, want, static_cast<int>(i), d.tuple_result, !f.unchecked)) {
         auto b = error(r, e->message);
         for (const auto& n : e->notes) b.note(n);
         b.note(where, "the out type is declared here");

@@ -257,8 +257,8 @@ std::string axis_set(const Mesh& m, AxisSet set) {
 
 // JAX's two wordings (jax.shard_map's replication check), chosen as JAX chooses them: by how
 // many mesh axes the out spec leaves unmentioned (one, or more), not by how many of those the
-// value varies over.
-std::string jax_vma_message(const Mesh& m, const Type& out, AxisSet extra, AxisSet varying) {
+// value varies over. `key` is the output's place in the out_specs tree ("[1]" in a tuple).
+std::string jax_vma_message(const Mesh& m, const Type& out, AxisSet extra, AxisSet varying, const std::string& key) {
   const std::string spec = partition_spec(m, out.dims);
   const AxisSet all = m.axis_names.size() >= 8 * sizeof(AxisSet) ? ~AxisSet{0} : (AxisSet{1} << m.axis_names.size()) - 1;
   const AxisSet unmentioned = all & ~out.sharded_axes();
@@ -266,18 +266,18 @@ std::string jax_vma_message(const Mesh& m, const Type& out, AxisSet extra, AxisS
     std::string axis;
     for (std::size_t a = 0; a < m.axis_names.size(); ++a)
       if (unmentioned & (AxisSet{1} << a)) axis = m.axis_names[a];
-    return "out_specs is " + spec +
+    return "out_specs" + key + " is " + spec +
            " which implies that the corresponding output value is replicated across mesh axis '" + axis +
            "', but could not infer replication over any axes";
   }
-  return "out_specs is " + spec + " which implies that the corresponding output value is only varying across mesh axes " +
+  return "out_specs" + key + " is " + spec + " which implies that the corresponding output value is only varying across mesh axes " +
          axis_set(m, out.sharded_axes()) + " and not " + axis_set(m, extra) +
          ", but it was inferred to be possibly varying over " + axis_set(m, varying);
 }
 
 }  // namespace
 
-std::optional<RuleError> check_output(const Type& block, const Type& out, int index, bool checked) {
+std::optional<RuleError> check_output(const Type& block, const Type& out, int index, bool in_tuple, bool checked) {
   Type expect = block_type(out);
   std::string which = "result " + std::to_string(index);
   if (block.kind != TypeKind::array)
@@ -303,7 +303,8 @@ std::optional<RuleError> check_output(const Type& block, const Type& out, int in
   return rule_error(ErrorClass::vma_output,
                     "shard_map " + which + " may vary over mesh axes " + format_axis_set(m, extra) +
                         ", but its out type " + to_string(out) + " is replicated over them",
-                    {"JAX: " + jax_vma_message(m, out, extra, block.varying),
+                    {"JAX: " + jax_vma_message(m, out, extra, block.varying,
+                                               in_tuple ? "[" + std::to_string(index) + "]" : ""),
                      "reduce over those axes first (psum, pmean, all_gather_invariant), shard the out type over "
                      "them, or declare the shard_map `unchecked` (JAX: check_vma=False)"});
 }

@@ -42,8 +42,10 @@ std::int64_t group_size(const Mesh& mesh, const AxisList& axes);
 
 // JAX's check_vma on a shard_map output: the returned block must have the out type's
 // block shape and dtype, and may vary only over axes the out type shards over.
-// `index` is the result's position (for messages); `checked` false skips the vma part.
-std::optional<RuleError> check_output(const Type& block, const Type& out_global, int index, bool checked);
+// `index` is the result's position (for messages), `in_tuple` whether the results are a tuple
+// (`-> (A, B)`: JAX's message then names out_specs[index]); `checked` false skips the vma part.
+std::optional<RuleError> check_output(const Type& block, const Type& out_global, int index, bool in_tuple,
+                                      bool checked);
 
 // A `var` keeps its type: a reassignment of another shape, dtype or vma is an error.
 std::optional<RuleError> check_var_assignment(std::string_view name, const Type& declared, const Type& assigned);

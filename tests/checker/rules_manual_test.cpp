@@ -94,14 +94,20 @@ TEST(Pvary, AddsAxesOnlyOnce) {
 
 TEST(OutputCheck, VmaMustBeCoveredByTheOutType) {
   Type out = arr(grid(), {{512, {0, 1}}}, DType::i32);  // blocks of 64, varying over X,Y
-  EXPECT_FALSE(check_output(blk(grid(), {64}, bit(0) | bit(1), DType::i32), out, 0, true));
+  EXPECT_FALSE(check_output(blk(grid(), {64}, bit(0) | bit(1), DType::i32), out, 0, false, true));
   Type replicated = arr(grid(), {{4, {}}});
-  auto e = check_output(blk(grid(), {4}, bit(0)), replicated, 0, true);
+  auto e = check_output(blk(grid(), {4}, bit(0)), replicated, 0, false, true);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->cls, ErrorClass::vma_output);
   EXPECT_EQ(e->message, "shard_map result 0 may vary over mesh axes {X}, but its out type float32[4] is replicated over them");
-  EXPECT_FALSE(check_output(blk(grid(), {4}, bit(0)), replicated, 0, /*checked=*/false));
-  auto shape = check_output(blk(grid(), {8}, 0), replicated, 1, true);
+  ASSERT_FALSE(e->notes.empty());
+  EXPECT_EQ(e->notes[0].rfind("JAX: out_specs is P()", 0), 0u) << e->notes[0];
+  // In a tuple of results, JAX names the output's place in the out_specs tree.
+  auto in_tuple = check_output(blk(grid(), {4}, bit(0)), replicated, 1, true, true);
+  ASSERT_TRUE(in_tuple && !in_tuple->notes.empty());
+  EXPECT_EQ(in_tuple->notes[0].rfind("JAX: out_specs[1] is P()", 0), 0u) << in_tuple->notes[0];
+  EXPECT_FALSE(check_output(blk(grid(), {4}, bit(0)), replicated, 0, false, /*checked=*/false));
+  auto shape = check_output(blk(grid(), {8}, 0), replicated, 1, false, true);
   ASSERT_TRUE(shape);
   EXPECT_EQ(shape->cls, ErrorClass::shape_mismatch);
 }
