@@ -1,7 +1,5 @@
 #include "shard/device.h"
 
-#include <atomic>
-
 #include "shard/kernels/context.h"
 
 namespace shard {
@@ -17,9 +15,8 @@ kernels::Context& Device::kernels() {
   return *kernels_;
 }
 
-void Device::begin_call(const Mesh& mesh) {
-  static std::atomic<std::uint64_t> calls{0};
-  call_id_ = calls.fetch_add(1, std::memory_order_relaxed) + 1;
+void Device::begin_call(const Mesh& mesh, std::uint64_t call_id) {
+  call_id_ = call_id;
   mesh_ = &mesh;
   dropped_collective_ = false;
   if (!cached_for_ || !(*cached_for_ == mesh)) {

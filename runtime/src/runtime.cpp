@@ -38,6 +38,7 @@ unsigned fork_generation() {
 
 // One call in progress: shared by the caller and the devices of the mesh.
 struct Runtime::Call {
+  std::uint64_t id;  // unique in the process (Device::call_id)
   const Mesh* mesh;
   Erased fn;
   void* ctx;
@@ -228,6 +229,9 @@ void Runtime::run_erased(const Mesh& mesh, Erased fn, void* ctx) {
                            "fork: OpenMP, which the kernels use, does not survive one either)");
 
   Call call;
+  // One count for the whole process, taken once per call by its caller, not by every device.
+  static std::atomic<std::uint64_t> calls{0};
+  call.id = calls.fetch_add(1, std::memory_order_relaxed) + 1;
   call.mesh = &mesh;
   call.fn = fn;
   call.ctx = ctx;
@@ -291,7 +295,7 @@ void Runtime::worker_loop(Worker& w) {
       comm_->abort_call(call.devices);
     };
     try {
-      w.device.begin_call(*call.mesh);
+      w.device.begin_call(*call.mesh, call.id);
       call.fn(call.ctx, w.device);
       // Its peers may still read the inputs of what it started: the call cannot end well.
       if (const int open = comm_->unfinished(w.device.id()); open > 0)

@@ -54,7 +54,7 @@ Tensor Tensor::from_bytes(DType dtype, Shape shape, const void* src) {
   return t;
 }
 
-Tensor::Tensor(const Tensor& other) : Tensor(other.dtype_, other.shape_, false) {
+Tensor::Tensor(const Tensor& other) : Tensor(other.dtype_, other.shape(), false) {
   if (nbytes()) std::memcpy(data(), other.data(), nbytes());
 }
 
@@ -86,12 +86,16 @@ Tensor& Tensor::operator=(Tensor&& other) noexcept {
   return *this;
 }
 
-// noexcept although the shape (0) is allocated: 8 bytes, whose failure would end the process.
 void Tensor::become_empty() noexcept {
   dtype_ = DType::f32;
-  shape_.assign(1, 0);
+  shape_.clear();
   numel_ = 0;
   data_.reset();
+}
+
+const Shape& Tensor::empty_shape() {
+  static const Shape empty{0};
+  return empty;
 }
 
 void Tensor::throw_dim_out_of_range(int d) const {
@@ -111,11 +115,11 @@ void Tensor::fill_zero() {
 }
 
 bool Tensor::same_bytes(const Tensor& other) const {
-  return dtype_ == other.dtype_ && shape_ == other.shape_ &&
+  return dtype_ == other.dtype_ && shape() == other.shape() &&
          (nbytes() == 0 || std::memcmp(data(), other.data(), nbytes()) == 0);
 }
 
-std::string Tensor::type_string() const { return std::string(dtype_name(dtype_)) + shape_string(shape_); }
+std::string Tensor::type_string() const { return std::string(dtype_name(dtype_)) + shape_string(shape()); }
 
 void Tensor::check_element(std::size_t size) const {
   if (size != dtype_size(dtype_))

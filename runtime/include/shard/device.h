@@ -38,10 +38,11 @@ class Device {
   // kept for the life of the Runtime.
   kernels::Context& kernels();
 
-  // Used by the Runtime at the start of each call.
-  void begin_call(const Mesh& mesh);
-  // Which call this is, unique in the process over every Runtime: a Pending checks it, since a
-  // device of a later Runtime may live at the address of one destroyed.
+  // Used by the Runtime at the start of each call, with the call's id: unique in the process
+  // over every Runtime.
+  void begin_call(const Mesh& mesh, std::uint64_t call_id);
+  // Which call this is: a Pending checks it, since a device of a later Runtime may live at the
+  // address of one destroyed.
   std::uint64_t call_id() const { return call_id_; }
   // Set by a Pending of this device destroyed (or overwritten) without wait(), which aborts the
   // call: the Runtime reports this device as the one that failed.

@@ -28,16 +28,17 @@ class Tensor {
   Tensor& operator=(const Tensor& other);
   // A moved-from Tensor is the empty one (f32, shape (0)), so that copying or checking it is
   // safe: a block moved out of an Array fails the Array's block check instead of crashing.
+  // Neither allocates: the empty Tensor holds no shape vector (see is_empty_placeholder).
   Tensor(Tensor&& other) noexcept;
   Tensor& operator=(Tensor&& other) noexcept;
 
   DType dtype() const { return dtype_; }
-  const Shape& shape() const { return shape_; }
-  int rank() const { return static_cast<int>(shape_.size()); }
+  const Shape& shape() const { return is_empty_placeholder() ? empty_shape() : shape_; }
+  int rank() const { return static_cast<int>(shape().size()); }
   // ArgumentError for d outside [0, rank).
   std::int64_t dim(int d) const {
     if (d < 0 || d >= rank()) throw_dim_out_of_range(d);
-    return shape_[static_cast<std::size_t>(d)];
+    return shape()[static_cast<std::size_t>(d)];
   }
   std::int64_t numel() const { return numel_; }
   std::size_t nbytes() const { return static_cast<std::size_t>(numel_) * dtype_size(dtype_); }
@@ -72,11 +73,15 @@ class Tensor {
   };
   Tensor(DType dtype, Shape shape, bool zero);
   void become_empty() noexcept;
+  // The empty Tensor keeps no shape (a one-element vector would cost an allocation at every
+  // move): its shape_ is empty, which a scalar's is too, but a scalar has one element.
+  bool is_empty_placeholder() const { return shape_.empty() && numel_ == 0; }
+  static const Shape& empty_shape();  // (0)
   [[noreturn]] void throw_dim_out_of_range(int d) const;
   void check_element(std::size_t size) const;
 
   DType dtype_ = DType::f32;
-  Shape shape_{0};
+  Shape shape_;  // empty, with numel_ 0: shape (0) (is_empty_placeholder)
   std::int64_t numel_ = 0;
   std::unique_ptr<void, Free> data_;
 };
