@@ -345,8 +345,12 @@ std::string CppEmitter::source_comment(const SourceRange& range) const {
   const SourceFile* file = diags_.sources().find(range.file);
   if (!file) return comment;
   std::string text(file->line_text(range.begin.line));
-  text.erase(0, std::min(text.size(), text.find_first_not_of(" \t")));
-  while (!text.empty() && (text.back() == '\\' || text.back() == ' ' || text.back() == '\r')) text.pop_back();
+  // Control bytes (tabs, CR, form feeds, NUL, ...) become spaces; then a backslash left at the
+  // end would splice the next C++ line into this comment.
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  text.erase(0, std::min(text.size(), text.find_first_not_of(' ')));
+  while (!text.empty() && (text.back() == '\\' || text.back() == ' ')) text.pop_back();
   constexpr std::size_t kShown = 80;  // a long line is cut: the comment points, it does not quote
   if (text.size() > kShown) {
     text.resize(kShown);

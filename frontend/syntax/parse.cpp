@@ -29,6 +29,11 @@ std::string masked_for_lexer(std::string_view text) {
     if (!keep) c = u >= 0x80 ? '\x02' : '\x01';
   }
   if (text.starts_with("\xEF\xBB\xBF")) masked.replace(0, 3, "   ");
+  // A lone CR ends a line for the diagnostics (SourceFile) but not for ANTLR, which counts
+  // '\n' only: the lexer's "same line" test for `//` (comment or floor division) then read a
+  // comment on its own line as division. One byte for one keeps every offset.
+  for (std::size_t i = 0; i < masked.size(); ++i)
+    if (masked[i] == '\r' && (i + 1 == masked.size() || masked[i + 1] != '\n')) masked[i] = '\n';
   return masked;
 }
 

@@ -2,6 +2,8 @@
 // strings, invalid characters.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "test_helpers.h"
 
 namespace shardc::test {
@@ -37,6 +39,17 @@ TEST(Lexer, CommentAfterSemicolonBraceAndOnItsOwnLine) {
       "  return a; }  // after }\n");
   ASSERT_TRUE(p.module) << p.rendered();
   EXPECT_EQ(p.module->decls.size(), 2u);
+}
+
+// Old Mac line endings (a lone CR) end a line for the `//` rule as LF and CRLF do: the comment
+// on its own line was read as floor division of `x` by `add`.
+TEST(Lexer, CommentOnItsOwnLineAfterLoneCarriageReturns) {
+  for (const char* eol : {"\n", "\r\n", "\r"}) {
+    const std::string e = eol;
+    auto p = parse_text("fn f(x) {" + e + "  let y = x" + e + "    // add one" + e + "    + 1.0;" + e + "  return y;" + e +
+                        "}" + e);
+    EXPECT_TRUE(p.module) << p.rendered();
+  }
 }
 
 TEST(Lexer, CommentAfterAValueIsDivisionAndTheNoteSaysSo) {
