@@ -95,8 +95,8 @@ class ElementFormat {
  public:
   ElementFormat(const HostTensor& t, const std::vector<std::int64_t>& shown) : t_(t) {
     if (t.dtype == DType::boolean) {
-      bool any_false = std::any_of(shown.begin(), shown.end(), [&](std::int64_t i) { return t.ints[i] == 0; });
-      bool_width_ = any_false ? 5 : 4;
+      // numpy pads True to False's width in every array but a 0-d one (BoolFormat's ' True').
+      bool_width_ = t.shape.empty() ? 0 : 5;
     } else if (!t.is_float()) {
       for (auto i : shown) int_width_ = std::max(int_width_, std::to_string(t.ints[i]).size());
     } else {

@@ -39,7 +39,10 @@ TEST(FormatNumpy, ScientificWhenMagnitudesCallForIt) {
 TEST(FormatNumpy, NonFiniteAndBool) {
   EXPECT_EQ(format_numpy(floats({3}, {1, std::nan(""), -std::numeric_limits<double>::infinity()})), "[  1.  nan -inf]");
   EXPECT_EQ(format_numpy(HostTensor::from_ints(DType::boolean, {2}, {1, 0})), "[ True False]");
-  EXPECT_EQ(format_numpy(HostTensor::from_ints(DType::boolean, {2}, {1, 1})), "[True True]");
+  // numpy pads True in any array but a 0-d one, even where no False is shown.
+  EXPECT_EQ(format_numpy(HostTensor::from_ints(DType::boolean, {2}, {1, 1})), "[ True  True]");
+  EXPECT_EQ(format_numpy(HostTensor::from_ints(DType::boolean, {1, 2}, {1, 1})), "[[ True  True]]");
+  EXPECT_EQ(format_numpy(HostTensor::from_ints(DType::boolean, {}, {1})), "True");
 }
 
 TEST(FormatNumpy, SixteenBitFloatsPrintTheirOwnShortestDigits) {
