@@ -195,6 +195,9 @@ std::optional<std::string> outer_namespace_problem(std::string_view outer) {
     if (!is_c_identifier(part)) return "'" + std::string(part) + "' is not a C++ identifier";
     if (needs_prefix(part) || needs_suffix(part))
       return "'" + std::string(part) + "' is reserved (a C++ keyword or macro, or a name the generated code uses)";
+    // At global scope a namespace 'main' and the program's int main() cannot both be declared.
+    if (begin == 0 && part == "main")
+      return "'main' at global scope would clash with the program's int main(); nest it (a::main) or choose another name";
     if (end == outer.size()) return std::nullopt;
     begin = end + 2;
   }
