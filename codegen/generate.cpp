@@ -61,7 +61,8 @@ void generate(std::shared_ptr<const check::CheckedModule> module, const Generate
   if (!lowered) return;
   if (request.emit_ir) print_ir(*lowered, out);
   if (request.emit_schedule) print_schedule(*lowered, out);
-  if (!request.emit_cpp && !request.output_dir && !request.check_only) return;
+  // Emitted even for --emit=ir or --emit=schedule alone: what the C++ boundary cannot take (a
+  // key parameter) is found there, and such a program must not look fine (exit 0).
   if (auto problem = outer_namespace_problem(request.outer_namespace)) {
     diags.error({}, "--namespace " + request.outer_namespace + ": " + *problem);
     return;

@@ -234,6 +234,18 @@ TEST(Cli, NamespacePutsTheModuleInNsModule) {
   EXPECT_EQ(shardc(file + " --namespace a::main -o " + out.string()).status, 0);
 }
 
+// A program that checks but that code generation refuses (a key parameter) exits 1 whatever
+// stage is printed: --emit=ir and --emit=schedule printed it and exited 0.
+TEST(Cli, EveryEmitStageReportsWhatCodeGenerationRefuses) {
+  const std::string file = write_temp("cli_key_param.shard",
+                                      "mesh m = [X: 2];\nfunc f(k: key, x: f32[16@X, 8]) -> f32[16@X, 8] on m { return x; }\n");
+  for (const char* stage : {"ir", "schedule", "cpp"}) {
+    CliRun r = shardc(std::string("--emit=") + stage + " " + file);
+    EXPECT_EQ(r.status, 1) << stage << "\n" << r.output;
+    EXPECT_NE(r.output.find("code generation does not support a key parameter"), std::string::npos) << r.output;
+  }
+}
+
 TEST(Cli, EmitAstOfAFile) {
   CliRun r = shardc("--emit=ast " + write_temp("cli_good.shard", kGood));
   EXPECT_EQ(r.status, 0) << r.output;
