@@ -20,11 +20,17 @@ namespace {
 
 // Only a regular file is compared or replaced: a directory, a FIFO (whose read would block)
 // or a link to a device at the path is an error, not something to read.
-bool writable(const std::filesystem::path& path, Diagnostics& diags) {
+// `source` is the .shard file read ("-" for stdin): an output that is the same file (a link to
+// it) would overwrite the program with its C++.
+bool writable(const std::filesystem::path& path, const std::string& source, Diagnostics& diags) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
     diags.error({}, "cannot write '" + path.string() + "': it exists and is not a regular file");
+    return false;
+  }
+  if (source != "-" && std::filesystem::exists(status) && std::filesystem::equivalent(path, source, ec)) {
+    diags.error({}, "cannot write '" + path.string() + "': it is the input file '" + source + "' (a link to it)");
     return false;
   }
   return true;
@@ -86,7 +92,7 @@ void generate(std::shared_ptr<const check::CheckedModule> module, const Generate
     }
     // Both paths are checked first, so that a bad .cpp path leaves no new header behind.
     const std::filesystem::path header = dir / (stem + ".shard.h"), source = dir / (stem + ".shard.cpp");
-    if (!writable(header, diags) || !writable(source, diags)) return;
+    if (!writable(header, request.source_path, diags) || !writable(source, request.source_path, diags)) return;
     write_file(header, files.header, diags) && write_file(source, files.source, diags);
   }
 }

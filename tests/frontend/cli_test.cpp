@@ -191,6 +191,27 @@ TEST(Cli, AnOutputPathThatIsNotARegularFileIsAnError) {
   EXPECT_FALSE(std::filesystem::exists(out / "cli_good.shard.h")) << r.output;
 }
 
+// An output file that is the input itself, through a symbolic or hard link, was overwritten
+// with the generated C++.
+TEST(Cli, AnOutputThatIsTheInputIsAnError) {
+  const std::filesystem::path dir = std::filesystem::path(write_temp("cli_good.shard", kGood)).parent_path() / "out_same";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path input = dir / "cli_same.shard";
+  std::ofstream(input) << kGood;
+  std::filesystem::create_symlink("cli_same.shard", dir / "cli_same.shard.cpp");
+  CliRun r = shardc(input.string() + " -o " + dir.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("it is the input file"), std::string::npos) << r.output;
+  std::filesystem::remove(dir / "cli_same.shard.cpp");
+  std::filesystem::create_hard_link(input, dir / "cli_same.shard.h");
+  r = shardc(input.string() + " -o " + dir.string());
+  EXPECT_EQ(r.status, 1) << r.output;
+  std::stringstream text;
+  text << std::ifstream(input).rdbuf();
+  EXPECT_EQ(text.str(), kGood);
+}
+
 TEST(Cli, AnOutputThatCannotBeWrittenIsAnError) {
   // --emit to a full disk (/dev/full) printed nothing and exited 0.
   CliRun r = run_shell(kShardc + " --emit=types '" + write_temp("cli_good.shard", kGood) + "' 2>&1 > /dev/full");
