@@ -23,31 +23,45 @@ std::string location_prefix(const SourceManager& sources, const SourceRange& ran
   return file->name() + ":" + std::to_string(range.begin.line) + ":" + std::to_string(range.begin.column) + ": ";
 }
 
+// Control bytes other than tabs as '?': a message or quoted line never sends them to the
+// terminal as they are (an escape sequence in a string literal would colour it).
+std::string printable(std::string text) {
+  for (char& c : text)
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == '\x7f') c = '?';
+  return text;
+}
+
 // The quoted source line and, under it, a caret at the start of the range and tildes to its
 // end (or to the end of the line for a range spanning several lines). Tabs in the source are
-// copied into the marker line so that the caret lines up in any tab width. The quote shows
-// one character per byte, so that the caret lines up: a byte order mark is three spaces (as
-// the lexer reads it), other control bytes are '?' (never sent to the terminal as they are).
-// A line longer than kSnippetWidth is cut to a window around the caret, marked by "...".
+// copied into the marker line so that the caret lines up in any tab width. The marker has one
+// column per character: UTF-8 continuation bytes get none (a string "αβγ" before the range
+// shifted the caret right by a column per extra byte). A byte order mark is three spaces (as
+// the lexer reads it), other control bytes are '?'. A line longer than kSnippetWidth is cut to
+// a window around the caret, marked by "...", never inside a UTF-8 character.
 void render_snippet(std::ostream& out, const SourceManager& sources, const SourceRange& range) {
   constexpr std::size_t kSnippetWidth = 200;
   const SourceFile* file = range.valid() ? sources.find(range.file) : nullptr;
   if (!file) return;
   std::string line(file->line_text(range.begin.line));
   if (range.begin.line == 1 && line.starts_with("\xEF\xBB\xBF")) line.replace(0, 3, "   ");
-  for (char& c : line)
-    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == '\x7f') c = '?';
+  line = printable(std::move(line));
+  const auto continuation = [&](std::size_t i) {
+    return i < line.size() && (static_cast<unsigned char>(line[i]) & 0xC0) == 0x80;
+  };
   const std::size_t caret = range.begin.column - 1;
   std::size_t end = range.end.line == range.begin.line && range.end.column > range.begin.column
                         ? range.end.column - 1
                         : (range.end.line > range.begin.line ? line.size() : caret + 1);
   end = std::max(end, caret + 1);
-  const std::size_t first = line.size() > kSnippetWidth && caret > kSnippetWidth / 2 ? caret - kSnippetWidth / 2 : 0;
-  const std::size_t last = std::min(line.size(), first + kSnippetWidth);
+  std::size_t first = line.size() > kSnippetWidth && caret > kSnippetWidth / 2 ? caret - kSnippetWidth / 2 : 0;
+  while (first < caret && continuation(first)) ++first;
+  std::size_t last = std::min(line.size(), first + kSnippetWidth);
+  while (last > caret + 1 && continuation(last)) --last;
   const char* cut = first > 0 ? "..." : "";
   out << cut << line.substr(first, last - first) << (last < line.size() ? "..." : "") << '\n';
   std::string marker = cut[0] != '\0' ? "   " : "";
   for (std::size_t i = first; i < std::min(end, std::max(last, caret + 1)); ++i) {
+    if (i != caret && continuation(i)) continue;
     char c = i < line.size() && line[i] == '\t' ? '\t' : ' ';
     if (i == caret) c = '^';
     else if (i > caret) c = '~';
@@ -101,7 +115,7 @@ void Diagnostics::sort_by_location(std::size_t first) {
 }
 
 std::string Diagnostics::headline(const Diagnostic& d) const {
-  return location_prefix(sources_, d.range) + std::string(severity_name(d.severity)) + ": " + d.message;
+  return location_prefix(sources_, d.range) + std::string(severity_name(d.severity)) + ": " + printable(d.message);
 }
 
 void Diagnostics::render(std::ostream& out) const {
@@ -112,10 +126,10 @@ void Diagnostics::render(std::ostream& out) const {
     render_snippet(out, sources_, d.range);
     for (const DiagnosticNote& n : d.notes) {
       if (n.range.valid()) {
-        out << location_prefix(sources_, n.range) << "note: " << n.message << '\n';
+        out << location_prefix(sources_, n.range) << "note: " << printable(n.message) << '\n';
         render_snippet(out, sources_, n.range);
       } else {
-        out << "note: " << n.message << '\n';
+        out << "note: " << printable(n.message) << '\n';
       }
     }
   }

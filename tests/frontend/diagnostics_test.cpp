@@ -73,6 +73,23 @@ TEST(DiagnosticsRendering, LinesEndAtLfCrLfOrALoneCr) {
   EXPECT_EQ(diags.render(), "t.shard:3:3: error: bad\nd $\n  ^\n");
 }
 
+// The marker has a column per character, not per byte: UTF-8 in a string before the range
+// pushed the caret one column right per extra byte. The column number stays the byte's.
+TEST(DiagnosticsRendering, TheCaretCountsUtf8CharactersOnce) {
+  Diagnostics diags;
+  FileId id = diags.sources().add("t.shard", "s = \"\xce\xb1\xce\xb2\"; y = zz;\n");
+  const SourceFile& f = diags.sources().file(id);
+  diags.error(SourceRange{id, f.location(16), f.location(18)}, "unknown name 'zz'");
+  EXPECT_EQ(diags.render(), "t.shard:1:17: error: unknown name 'zz'\ns = \"\xce\xb1\xce\xb2\"; y = zz;\n              ^~\n");
+}
+
+// A message quoting user text (a string literal's escape byte) never sends control bytes on.
+TEST(DiagnosticsRendering, ControlBytesInMessagesArePrintedAsQuestionMarks) {
+  Diagnostics diags;
+  diags.error({}, "bad spec 'ij\x1b[31m'").note("see '\x07'");
+  EXPECT_EQ(diags.render(), "shardc: error: bad spec 'ij?[31m'\nnote: see '?'\n");
+}
+
 TEST(DiagnosticsRendering, UnlocatedErrorsNameTheTool) {
   Diagnostics diags;
   diags.error({}, "cannot read 'x.shard': No such file or directory");
