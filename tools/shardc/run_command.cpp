@@ -339,7 +339,7 @@ int run_command(const RunOptions& o) {
   if (!o.keep) fs::remove_all(dir);
   else
     std::cout << "generated code and driver kept in " << dir.string() << " (build.sh rebuilds it; ./driver "
-              << dir.string() << " FUNCTION REPEAT runs one function on the inputs there)\n";
+              << quoted(dir.string()) << " FUNCTION REPEAT runs one function on the inputs there)\n";
   std::cout.flush();
   if (!std::cout) {  // a full disk or /dev/full: the report is lost, so the run failed
     std::cerr << "shardc run: error: could not write the report (standard output)\n";
