@@ -10,11 +10,10 @@
 
 namespace {
 
+// Never closed, as plugins usually are not: the runtime's process-wide objects (the block
+// cache) live in the module's copy, and unmapping it would lose them (LeakSanitizer says so).
 struct Module {
   void* handle = dlopen(SHARD_FOREIGN_COPY_MODULE, RTLD_NOW | RTLD_LOCAL);
-  ~Module() {
-    if (handle) dlclose(handle);
-  }
   template <class F>
   F* get(const char* name) const {
     return reinterpret_cast<F*>(dlsym(handle, name));
