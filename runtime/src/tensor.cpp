@@ -70,29 +70,6 @@ Tensor& Tensor::operator=(const Tensor& other) {
   return *this;
 }
 
-Tensor::Tensor(Tensor&& other) noexcept
-    : dtype_(other.dtype_), shape_(std::move(other.shape_)), numel_(other.numel_), data_(std::move(other.data_)) {
-  other.become_empty();
-}
-
-Tensor& Tensor::operator=(Tensor&& other) noexcept {
-  if (this != &other) {
-    dtype_ = other.dtype_;
-    shape_ = std::move(other.shape_);
-    numel_ = other.numel_;
-    data_ = std::move(other.data_);
-    other.become_empty();
-  }
-  return *this;
-}
-
-void Tensor::become_empty() noexcept {
-  dtype_ = DType::f32;
-  shape_.clear();
-  numel_ = 0;
-  data_.reset();
-}
-
 const Shape& Tensor::empty_shape() {
   static const Shape empty{0};
   return empty;

@@ -29,8 +29,20 @@ class Tensor {
   // A moved-from Tensor is the empty one (f32, shape (0)), so that copying or checking it is
   // safe: a block moved out of an Array fails the Array's block check instead of crashing.
   // Neither allocates: the empty Tensor holds no shape vector (see is_empty_placeholder).
-  Tensor(Tensor&& other) noexcept;
-  Tensor& operator=(Tensor&& other) noexcept;
+  Tensor(Tensor&& other) noexcept
+      : dtype_(other.dtype_), shape_(std::move(other.shape_)), numel_(other.numel_), data_(std::move(other.data_)) {
+    other.become_empty();
+  }
+  Tensor& operator=(Tensor&& other) noexcept {
+    if (this != &other) {
+      dtype_ = other.dtype_;
+      shape_ = std::move(other.shape_);
+      numel_ = other.numel_;
+      data_ = std::move(other.data_);
+      other.become_empty();
+    }
+    return *this;
+  }
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return is_empty_placeholder() ? empty_shape() : shape_; }
@@ -72,7 +84,12 @@ class Tensor {
     void operator()(void* p) const noexcept;
   };
   Tensor(DType dtype, Shape shape, bool zero);
-  void become_empty() noexcept;
+  void become_empty() noexcept {
+    dtype_ = DType::f32;
+    shape_.clear();
+    numel_ = 0;
+    data_.reset();
+  }
   // The empty Tensor keeps no shape (a one-element vector would cost an allocation at every
   // move): its shape_ is empty, which a scalar's is too, but a scalar has one element.
   bool is_empty_placeholder() const { return shape_.empty() && numel_ == 0; }
