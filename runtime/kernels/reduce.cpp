@@ -207,6 +207,9 @@ bool try_onednn_reduce(Context& ctx, ReduceOp op, const View& x, const Split& s,
       !detail::onednn_takes_rank(x.shape.size())) {
     return false;
   }
+  // Reducing only dimensions of size 1 leaves the shape as it is, and oneDNN 2.6 refuses such a
+  // reduction descriptor (one row per device of a data-parallel sum): the loop copies instead.
+  if (std::all_of(s.reduced_shape.begin(), s.reduced_shape.end(), [](std::int64_t n) { return n == 1; })) return false;
   using dnnl::memory;
   const memory::dims src_dims(x.shape.begin(), x.shape.end());
   const memory::dims dst_dims(s.keepdims_shape.begin(), s.keepdims_shape.end());

@@ -138,6 +138,26 @@ TEST(KernelsReduce, IntegerSumsWrapAndBoolSumsCount) {
   EXPECT_EQ(m.get(0), 0.0);
 }
 
+// Sums over dimensions that are all of size 1 (one row per device of a data-parallel mean),
+// large enough for the oneDNN path: oneDNN 2.6 refused the descriptor and the call failed.
+TEST(KernelsReduce, SizeOneReducedDimsOfALargeBlock) {
+  sk::Context ctx;
+  for (const Shape& shape : {Shape{1, 4096}, Shape{4096, 1}, Shape{64, 1, 64}}) {
+    Array x(DType::f32, shape);
+    for (std::int64_t i = 0; i < x.size(); ++i) x.set(i, static_cast<double>(i % 97) - 48.0);
+    const int axis = shape[0] == 1 ? 0 : 1;
+    Shape kept = shape;
+    kept.erase(kept.begin() + axis);
+    Array sum(DType::f32, kept), mean(DType::f32, kept);
+    sk::reduce(ctx, ReduceOp::sum, x.view(), {axis}, sum.mut());
+    sk::reduce(ctx, ReduceOp::mean, x.view(), {axis}, mean.mut());
+    for (std::int64_t i = 0; i < 4096; ++i) {
+      ASSERT_EQ(sum.get(i), x.get(i)) << shard::shape_string(shape) << " element " << i;
+      ASSERT_EQ(mean.get(i), x.get(i)) << shard::shape_string(shape) << " element " << i;
+    }
+  }
+}
+
 TEST(KernelsReduce, EmptyReductionsGiveIdentities) {
   sk::Context ctx;
   Array x(DType::f32, {0, 3});
