@@ -93,8 +93,11 @@ int run_main(int argc, char** argv) {
                  "results near zero by design")
       ->check(kAbsoluteError);
   app.footer("It builds with " SHARDC_RUN_CXX " (the compiler shardc was built with) in a directory under $TMPDIR\n"
-             "(default /tmp), removed afterwards unless --keep. Exit status: 0 when every result equals the\n"
-             "evaluator's, 1 on errors or a mismatch, 2 on usage errors, 130 when interrupted.");
+             "(default /tmp), removed afterwards unless --keep. Functions with parameters get deterministic\n"
+             "inputs. A result equals the evaluator's when integers are equal and floats are within\n"
+             "|a - r| <= 1e-4*|r| + 1e-5*max|r| everywhere (f32; bf16 and f16 a few units of their precision,\n"
+             "docs/language.md 6.7). Exit status: 0 when every result equals the evaluator's, 1 on errors or a\n"
+             "mismatch, 2 on usage errors, 130 when interrupted (128 + the signal that stopped it).");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
