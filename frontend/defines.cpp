@@ -1,20 +1,10 @@
 #include "frontend/defines.h"
 
+#include "frontend/identifier.h"
 #include "frontend/number_parsing.h"
 
 namespace shardc {
 namespace {
-
-bool is_identifier(std::string_view s) {
-  if (s.empty()) return false;
-  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  if (!alpha(s[0])) return false;
-  for (char c : s) {
-    if (!alpha(c) && !digit(c)) return false;
-  }
-  return true;
-}
 
 bool is_hex(std::string_view s) { return s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'); }
 

@@ -1,9 +1,9 @@
 #include "frontend/syntax/syntax_error_listener.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "ShardLexer.h"
+#include "frontend/identifier.h"
 #include "frontend/syntax/comment_rule.h"
 #include "frontend/syntax/token_ranges.h"
 #include "frontend/syntax/token_scan.h"
@@ -37,13 +37,6 @@ std::string describe_token(const antlr4::Token* token, const SourceFile& file) {
     text = text.substr(0, cut) + "...";
   }
   return "'" + text + "'";
-}
-
-// Letters, digits and '_', starting with a letter or '_': a keyword's spelling, when the lexer
-// did not make it a name.
-bool is_word(const std::string& text) {
-  const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  return !text.empty() && !std::isdigit(static_cast<unsigned char>(text[0])) && std::all_of(text.begin(), text.end(), word_char);
 }
 
 bool starts_expression(std::size_t type) {
@@ -174,8 +167,9 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
     if (next && next->getType() == Lexer::STAR && next->getStartIndex() == offending->getStopIndex() + 1)
       d.note("there are no block comments (/* */): start each comment line with //");
   }
-  // `let in = x;`, `func f16(...)`: a keyword where a name may stand.
-  if (name_expected && offending->getType() != Lexer::IDENT && is_word(offending->getText()))
+  // `let in = x;`, `func f16(...)`: a keyword (spelt as a name, but not lexed as one) where a
+  // name may stand.
+  if (name_expected && offending->getType() != Lexer::IDENT && is_identifier(offending->getText()))
     d.note("'" + offending->getText() + "' is a keyword of the language (docs/language.md, section 1) and cannot be a name");
   // `x ** 2`: Python's power operator.
   if (offending->getType() == Lexer::STAR && previous && previous->getType() == Lexer::STAR &&
