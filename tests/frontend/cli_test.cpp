@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -31,24 +32,50 @@ CliRun run_shell(const std::string& command) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
-const std::string kShardc = std::string("'") + SHARDC_EXECUTABLE + "'";
-
-CliRun shardc(const std::string& arguments, const std::string& stdin_text = "") {
-  std::filesystem::path input = std::filesystem::temp_directory_path() / "shardc_cli_test_stdin.shard";
-  std::ofstream(input) << stdin_text;
-  return run_shell(kShardc + " " + arguments + " 2>&1 < '" + input.string() + "'");
+// ctest runs each test case as its own process, in parallel: every case writes in its own
+// folder (standard input's file too: one shared file was rewritten by the cases beside it),
+// and the folders go when the process ends (they piled up in /tmp, a set per ctest run).
+std::vector<std::filesystem::path>& case_folders() {
+  static std::vector<std::filesystem::path> folders;
+  return folders;
 }
 
-// ctest runs each test case as its own process, in parallel: every case writes its own folder.
-std::string write_temp(const std::string& name, const std::string& text) {
+class RemoveCaseFolders : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    for (const auto& folder : case_folders()) {
+      std::error_code ignored;  // a case that made a folder unremovable has already failed
+      std::filesystem::remove_all(folder, ignored);
+    }
+  }
+};
+[[maybe_unused]] ::testing::Environment* const remove_case_folders =
+    ::testing::AddGlobalTestEnvironment(new RemoveCaseFolders);
+
+std::filesystem::path case_folder() {
   const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("shardc_cli_test_" + test + "_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  std::filesystem::path path = dir / name;
+  if (std::find(case_folders().begin(), case_folders().end(), dir) == case_folders().end()) {
+    std::filesystem::create_directories(dir);
+    case_folders().push_back(dir);
+  }
+  return dir;
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  std::filesystem::path path = case_folder() / name;
   std::ofstream(path) << text;
   return path.string();
 }
+
+const std::string kShardc = std::string("'") + SHARDC_EXECUTABLE + "'";
+
+CliRun shardc(const std::string& arguments, const std::string& stdin_text = "") {
+  const std::string input = write_temp("standard_input.shard", stdin_text);
+  return run_shell(kShardc + " " + arguments + " 2>&1 < '" + input + "'");
+}
+
 
 // Runs `shardc FILE -o DIR` on a program that code generation must reject: exit status 1, each
 // of `errors` printed, and no C++ written.
