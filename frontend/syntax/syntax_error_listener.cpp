@@ -1,6 +1,8 @@
 #include "frontend/syntax/syntax_error_listener.h"
 
 #include <algorithm>
+#include <exception>
+#include <vector>
 
 #include "ShardLexer.h"
 #include "frontend/identifier.h"
@@ -88,6 +90,53 @@ std::string describe_expected(const antlr4::dfa::Vocabulary& vocabulary, const a
   return out;
 }
 
+// Where ANTLR chooses between alternatives that share a prefix (`(x` starts a parenthesized
+// expression or a tuple), a token that fits none of them is reported with the parser still in
+// the state before that prefix: its expected set is what may start the prefix (in `(x;`, "an
+// expression"), not what may follow it. The first token of such a decision, or null.
+const antlr4::Token* ambiguous_prefix_start(std::exception_ptr error) {
+  if (!error) return nullptr;
+  try {
+    std::rethrow_exception(error);
+  } catch (const antlr4::NoViableAltException& e) {
+    return e.getStartToken();
+  } catch (...) {
+  }
+  return nullptr;
+}
+
+bool ends_operand(std::size_t type) {
+  switch (type) {
+    case Lexer::IDENT: case Lexer::INT: case Lexer::FLOAT: case Lexer::STRING: case Lexer::TRUE:
+    case Lexer::FALSE: case Lexer::NONE: case Lexer::RPAREN: case Lexer::RBRACK:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The innermost bracket opened in tokens [first, end) and not closed there, or null.
+const antlr4::Token* unclosed_bracket(antlr4::TokenStream* stream, std::size_t first, std::size_t end) {
+  std::vector<const antlr4::Token*> open;
+  for (std::size_t i = first; i < end; ++i) {
+    const antlr4::Token* t = stream->get(i);
+    switch (t->getType()) {
+      case Lexer::LPAREN: case Lexer::LBRACK: case Lexer::LBRACE: open.push_back(t); break;
+      case Lexer::RPAREN: case Lexer::RBRACK: case Lexer::RBRACE: if (!open.empty()) open.pop_back(); break;
+      default: break;
+    }
+  }
+  return open.empty() ? nullptr : open.back();
+}
+
+std::string closing_bracket(const antlr4::Token* open) {
+  switch (open->getType()) {
+    case Lexer::LPAREN: return "')'";
+    case Lexer::LBRACK: return "']'";
+    default: return "'}'";
+  }
+}
+
 }  // namespace
 
 void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::Token* offending, size_t line,
@@ -112,6 +161,23 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
     name_expected = expected_types.contains(static_cast<ssize_t>(Lexer::IDENT));
   } catch (const std::exception&) {
     expected.clear();  // no expected set in this state: the message just names the token
+  }
+  // After an ambiguous prefix that ends in an operand the set above is stale: name the bracket
+  // the prefix left open, if any (`(x;` expects ')' or ','; ')' is the one to name), else only
+  // the unexpected token. A prefix that ends in an operator (`(x + ;`) misses an operand, which
+  // is what the set says ("an expression").
+  const antlr4::Token* unclosed = nullptr;
+  // (The parser stands before the prefix: the token before the offending one is found in the stream.)
+  const antlr4::Token* before = nullptr;
+  for (std::size_t i = offending->getTokenIndex(); i-- > 0 && !before;) {
+    const antlr4::Token* t = parser->getTokenStream()->get(i);
+    if (t->getChannel() == antlr4::Token::DEFAULT_CHANNEL) before = t;
+  }
+  if (const antlr4::Token* start = ambiguous_prefix_start(error);
+      start && start->getTokenIndex() < offending->getTokenIndex() && before && ends_operand(before->getType())) {
+    unclosed = unclosed_bracket(parser->getTokenStream(), start->getTokenIndex(), offending->getTokenIndex());
+    expected = unclosed ? closing_bracket(unclosed) : "";
+    name_expected = false;
   }
 
   // A missing token at the end of a line is reported where it belongs: after the previous
@@ -161,6 +227,7 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
   std::string text = "unexpected " + describe_token(offending, file_);
   if (!expected.empty()) text += "; expected " + expected;
   auto d = diags_.error(range_of(file_, offending), text);
+  if (unclosed) d.note(range_of(file_, unclosed), "to close this '" + unclosed->getText() + "'");
   // A C-style block comment: '/' right before '*'.
   if (offending->getType() == Lexer::SLASH && stream->LT(1) == offending) {
     const antlr4::Token* next = stream->LT(2);  // LT fetches it; get() could be past the buffer
