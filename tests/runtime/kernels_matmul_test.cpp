@@ -285,7 +285,11 @@ TEST(KernelsMatmul, BroadcastOrNegativeStridedViewsAreClearErrors) {
 TEST(KernelsMatmul, APrimitiveIsMadePerOpenMpTeamSize) {
   // oneDNN fixes a primitive's thread count at creation: a device thread given one OpenMP
   // thread must get its own primitive, not one made for a larger team.
-  Array a(DType::f32, {13, 29}), b(DType::f32, {29, 11}), c(DType::f32, {13, 11});
+  // A shape of its own at every run, so that neither primitive is cached yet when the test is
+  // repeated in one process (--gtest_repeat).
+  static int run = 0;
+  const std::int64_t k = 29 + run++;
+  Array a(DType::f32, {13, k}), b(DType::f32, {k, 11}), c(DType::f32, {13, 11});
   const int team = omp_get_max_threads();
   {
     sk::Context ctx;
