@@ -264,7 +264,8 @@ HostTensor arange(double start, double stop, double step, DType dtype) {
     if (floating) {
       out.store_float(i, i == 0 ? first : i == 1 ? second : shard::arange_fill(first, second, i));
     } else {
-      out.store_int(i, static_cast<std::int64_t>(start + static_cast<double>(i) * step));
+      out.store_int(i, dtype == DType::boolean ? static_cast<std::int64_t>(start + static_cast<double>(i) * step)
+                                               : shard::arange_int_fill(start, step, i));
     }
   }
   return out;

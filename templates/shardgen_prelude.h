@@ -502,7 +502,7 @@ inline Tensor arange(shard::Device& dev, DType dtype, double start, double step,
   Tensor idx = Tensor::uninitialized(DType::i64, p.shape);
   k::iota(out_view(idx), 0);
   std::int64_t* ip = idx.as<std::int64_t>();
-  bool integral = start == std::floor(start) && step == std::floor(step) && shard::is_integer(dtype);
+  const bool integral = shard::is_integer(dtype);  // NumPy's integer fill (shard::arange_int_fill)
   Tensor out = Tensor::uninitialized(integral ? DType::i64 : DType::f32, p.shape);
   // A float array is filled as NumPy fills it (shard::arange_fill), from its first two elements
   // as the dtype stores them.
@@ -515,7 +515,7 @@ inline Tensor arange(shard::Device& dev, DType dtype, double start, double step,
   const float first = stored(start), second = stored(start + step);
   for (std::int64_t i = 0; i < idx.numel(); ++i) {
     std::int64_t g = ip[i] + p.offset[0];
-    if (integral) out.as<std::int64_t>()[i] = static_cast<std::int64_t>(start) + g * static_cast<std::int64_t>(step);
+    if (integral) out.as<std::int64_t>()[i] = shard::arange_int_fill(start, step, g);
     else if (shard::is_floating(dtype)) out.as<float>()[i] = g == 0 ? first : g == 1 ? second : shard::arange_fill(first, second, g);
     else out.as<float>()[i] = static_cast<float>(start + static_cast<double>(g) * step);
   }

@@ -306,12 +306,14 @@ Value arange(Checker& c, const ast::CallExpr& call) {
   }
   if (count > 0 && (dt == DType::i32 || dt == DType::i64)) {
     // Every value must fit the dtype, as for any static number (section 7): the first and last
-    // are the extremes.
-    const double last = *start + (count - 1) * *step;
+    // are the extremes. They are NumPy's (shard::arange_int_fill): the first two elements are
+    // start and start + step truncated, and the rest step by their difference.
+    const double first = std::trunc(*start);
+    const double last = first + (count - 1) * (std::trunc(*start + *step) - first);
     const double lo = dt == DType::i32 ? -2147483648.0 : -9223372036854775808.0;
     const double hi = dt == DType::i32 ? 2147483647.0 : 9223372036854775807.0;
-    for (double v : {*start, last}) {
-      if (v < lo || v > hi) {
+    for (double v : {first, last}) {
+      if (v < lo || v > hi || v >= 9223372036854775808.0) {  // (hi of i64 rounds up to 2^63 as a double)
         char text[32];
         std::snprintf(text, sizeof text, "%.0f", v);
         auto d = c.error(call.range, std::string("arange's value ") + text + " does not fit " +

@@ -255,6 +255,10 @@ TEST(Shape, Constructors) {
   EXPECT_EQ(arange(0, 5, 2, DType::i32).ints, (std::vector<std::int64_t>{0, 2, 4}));
   EXPECT_EQ(arange(1, 0, 1, DType::i32).size(), 0);
   EXPECT_EQ(arange(0, 1, 0.25, DType::f32).floats, (std::vector<float>{0, 0.25f, 0.5f, 0.75f}));
+  // An integer arange with fractional bounds follows NumPy: first two elements truncated, then
+  // their difference as the step (it was start + i * step truncated: -3, -2, -2, -1, ...).
+  EXPECT_EQ(arange(-3, 3, 0.5, DType::i32).ints, (std::vector<std::int64_t>{-3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8}));
+  EXPECT_EQ(arange(0, 2, 0.5, DType::i64).ints, (std::vector<std::int64_t>{0, 0, 0, 0}));
   EXPECT_EQ(full(DType::i32, {2}, floats({}, {2.7})).ints, (std::vector<std::int64_t>{2, 2}));
 }
 

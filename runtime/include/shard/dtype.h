@@ -32,6 +32,20 @@ constexpr float arange_fill(float first, float second, std::int64_t i) {
   return first + static_cast<float>(i) * (second - first);
 }
 
+// Element i of an integer arange as NumPy fills one, the same way: the first two elements are
+// start and start + step converted to the integer (truncated toward zero), and element i is
+// first + i * (second - first), wrapping. With integer bounds that is start + i * step; with
+// fractional ones it is NumPy's own rule: arange(-3, 3, 0.5, dtype=i32) is -3, -2, -1, ..., 8
+// (twelve elements one apart) and arange(0, 2, 0.5, dtype=i32) is 0, 0, 0, 0. The checker
+// keeps every element, so the first two, within the dtype. The evaluator and the generated
+// code share it.
+constexpr std::int64_t arange_int_fill(double start, double step, std::int64_t i) {
+  const auto first = static_cast<std::uint64_t>(static_cast<std::int64_t>(start));
+  if (i == 0) return static_cast<std::int64_t>(first);  // a one-element arange has no second element to convert
+  const auto second = static_cast<std::uint64_t>(static_cast<std::int64_t>(start + step));
+  return static_cast<std::int64_t>(first + static_cast<std::uint64_t>(i) * (second - first));
+}
+
 constexpr std::size_t dtype_size(DType t) {
   switch (t) {
     case DType::f32: return 4;
