@@ -264,7 +264,9 @@ HostTensor arange(double start, double stop, double step, DType dtype) {
     if (floating) {
       out.store_float(i, i == 0 ? first : i == 1 ? second : shard::arange_fill(first, second, i));
     } else {
-      out.store_int(i, dtype == DType::boolean ? static_cast<std::int64_t>(start + static_cast<double>(i) * step)
+      // A bool element is whether the value is non-zero, as NumPy sets one from a float (0.5 is
+      // true; it truncated to 0 here, where the generated code said true).
+      out.store_int(i, dtype == DType::boolean ? (start + static_cast<double>(i) * step != 0.0 ? 1 : 0)
                                                : shard::arange_int_fill(start, step, i));
     }
   }
