@@ -105,25 +105,15 @@ const antlr4::Token* ambiguous_prefix_start(std::exception_ptr error) {
   return nullptr;
 }
 
-bool ends_operand(std::size_t type) {
-  switch (type) {
-    case Lexer::IDENT: case Lexer::INT: case Lexer::FLOAT: case Lexer::STRING: case Lexer::TRUE:
-    case Lexer::FALSE: case Lexer::NONE: case Lexer::RPAREN: case Lexer::RBRACK:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // The innermost bracket opened in tokens [first, end) and not closed there, or null.
 const antlr4::Token* unclosed_bracket(antlr4::TokenStream* stream, std::size_t first, std::size_t end) {
   std::vector<const antlr4::Token*> open;
   for (std::size_t i = first; i < end; ++i) {
     const antlr4::Token* t = stream->get(i);
-    switch (t->getType()) {
-      case Lexer::LPAREN: case Lexer::LBRACK: case Lexer::LBRACE: open.push_back(t); break;
-      case Lexer::RPAREN: case Lexer::RBRACK: case Lexer::RBRACE: if (!open.empty()) open.pop_back(); break;
-      default: break;
+    if (is_open(t->getType())) {
+      open.push_back(t);
+    } else if (is_close(t->getType()) && !open.empty()) {
+      open.pop_back();
     }
   }
   return open.empty() ? nullptr : open.back();

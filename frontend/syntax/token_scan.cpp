@@ -10,14 +10,12 @@
 
 namespace shardc::syntax {
 namespace {
-
 using Lexer = shard_antlr::ShardLexer;
+}  // namespace
 
 bool is_open(std::size_t type) { return type == Lexer::LPAREN || type == Lexer::LBRACK || type == Lexer::LBRACE; }
 bool is_close(std::size_t type) { return type == Lexer::RPAREN || type == Lexer::RBRACK || type == Lexer::RBRACE; }
-bool is_prefix_operator(std::size_t type) { return type == Lexer::MINUS || type == Lexer::PLUS || type == Lexer::NOT; }
 
-// Tokens after which `-`, `+` and `!` are binary operators rather than prefix ones.
 bool ends_operand(std::size_t type) {
   switch (type) {
     case Lexer::IDENT: case Lexer::INT: case Lexer::FLOAT: case Lexer::STRING: case Lexer::RPAREN:
@@ -28,6 +26,10 @@ bool ends_operand(std::size_t type) {
       return false;
   }
 }
+
+namespace {
+
+bool is_prefix_operator(std::size_t type) { return type == Lexer::MINUS || type == Lexer::PLUS || type == Lexer::NOT; }
 
 std::string describe_invalid(std::string_view bytes) {
   auto c = static_cast<unsigned char>(bytes[0]);

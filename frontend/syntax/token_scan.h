@@ -5,6 +5,7 @@
 //    so that the recursive-descent parser never recurses deeper than the limit allows.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "frontend/diagnostics.h"
@@ -19,6 +20,13 @@ struct TokenScanResult {
   bool lexical_errors = false;
   bool too_deep = false;  // the parser must not run
 };
+
+// Token types: an opening or closing bracket ( [ {, ) ] }; a token that can end an operand
+// (a name, a literal, a closing bracket, a dtype keyword): after one, `-`, `+` and `!` are
+// binary operators rather than prefix ones, and an expression may be complete.
+bool is_open(std::size_t type);
+bool is_close(std::size_t type);
+bool ends_operand(std::size_t type);
 
 // False for a STRING token that the lexer matched without its closing quote.
 bool is_terminated_string(const antlr4::Token* token);
