@@ -16,6 +16,7 @@
 #include <iomanip>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -145,6 +146,37 @@ void note_if_the_machine_is_busy() {
               << "longer than on an idle machine\n";
 }
 
+// What making and running a function's inputs takes at least, in bytes, in shardc run and its
+// driver together: shardc holds each input as the evaluator does (4 bytes a float, 8 an
+// integer or bool) and, while making it, 4 bytes of random bits an element; the driver reads
+// it in its dtype and keeps a block on every device, a replicated input once per device.
+double input_bytes(const codegen::Function& f) {
+  double total = 0;
+  for (const check::Type& t : f.param_types) {
+    if (t.kind != check::TypeKind::array) continue;
+    double elements = 1, split = 1;
+    for (const check::Dim& d : t.dims) {
+      elements *= static_cast<double>(d.size);
+      for (int axis : d.axes) split *= static_cast<double>(t.mesh->axis_sizes[static_cast<std::size_t>(axis)]);
+    }
+    const double copies = t.mesh ? static_cast<double>(t.mesh->device_count()) / split : 1;
+    const double held = shard::is_floating(t.dtype) ? 4 : 8, dtype = static_cast<double>(shard::dtype_size(t.dtype));
+    total += elements * (held + 4 + dtype * (1 + copies));
+  }
+  return total;
+}
+
+// The memory the kernel says is available for new allocations (MemAvailable), or nullopt.
+std::optional<double> available_memory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return std::nullopt;
+}
+
 }  // namespace
 
 int run_command(const RunOptions& o) {
@@ -258,6 +290,17 @@ int run_command(const RunOptions& o) {
     if (stopped()) return stop_on_signal(dir, o.keep);
     if (!o.functions.empty() && std::find(o.functions.begin(), o.functions.end(), f.name) == o.functions.end())
       continue;
+    // Inputs beyond the memory available are refused here: on Linux their allocations succeed
+    // and the kernel's out-of-memory killer ended shardc run (exit 137) when they were filled.
+    const std::optional<double> available = available_memory();
+    if (const double need = input_bytes(f); available && need > *available) {
+      std::cout << f.name << ": cannot make its inputs: out of memory: they need at least " << std::setprecision(1)
+                << std::fixed << need / (1 << 30) << " GiB in shardc run and its driver, and " << *available / (1 << 30)
+                << " GiB are available (MemAvailable in /proc/meminfo); give smaller sizes with -D (see the "
+                   "parameter types with --emit=types)\n";
+      all_pass = false;
+      continue;
+    }
     std::vector<eval::HostTensor> inputs;
     try {
       inputs = eval::deterministic_inputs(*checked, f.name, 0);
