@@ -310,10 +310,12 @@ Value arange(Checker& c, const ast::CallExpr& call) {
     // start and start + step truncated, and the rest step by their difference.
     const double first = std::trunc(*start);
     const double last = first + (count - 1) * (std::trunc(*start + *step) - first);
+    // Both are whole numbers: [lo, end) with end = 2^31 or 2^63, each exact as a double (the
+    // largest i64, 2^63 - 1, is not: it rounds up to 2^63).
     const double lo = dt == DType::i32 ? -2147483648.0 : -9223372036854775808.0;
-    const double hi = dt == DType::i32 ? 2147483647.0 : 9223372036854775807.0;
+    const double end = dt == DType::i32 ? 2147483648.0 : 9223372036854775808.0;
     for (double v : {first, last}) {
-      if (v < lo || v > hi || v >= 9223372036854775808.0) {  // (hi of i64 rounds up to 2^63 as a double)
+      if (v < lo || v >= end) {
         char text[32];
         std::snprintf(text, sizeof text, "%.0f", v);
         auto d = c.error(call.range, std::string("arange's value ") + text + " does not fit " +
