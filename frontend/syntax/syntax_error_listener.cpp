@@ -105,6 +105,16 @@ const antlr4::Token* ambiguous_prefix_start(std::exception_ptr error) {
   return nullptr;
 }
 
+// The parser's token before `token` (hidden ones skipped). Read from the stream: after an
+// ambiguous prefix the parser stands before the prefix, so its LT(-1) is not this token. Only
+// for a token after the start of a prefix, so there is one.
+const antlr4::Token* token_before(antlr4::TokenStream* stream, const antlr4::Token* token) {
+  std::size_t i = token->getTokenIndex();
+  while (stream->get(--i)->getChannel() != antlr4::Token::DEFAULT_CHANNEL) {
+  }
+  return stream->get(i);
+}
+
 // The innermost bracket opened in tokens [first, end) and not closed there, or null.
 const antlr4::Token* unclosed_bracket(antlr4::TokenStream* stream, std::size_t first, std::size_t end) {
   std::vector<const antlr4::Token*> open;
@@ -157,14 +167,9 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
   // the unexpected token. A prefix that ends in an operator (`(x + ;`) misses an operand, which
   // is what the set says ("an expression").
   const antlr4::Token* unclosed = nullptr;
-  // (The parser stands before the prefix: the token before the offending one is found in the stream.)
-  const antlr4::Token* before = nullptr;
-  for (std::size_t i = offending->getTokenIndex(); i-- > 0 && !before;) {
-    const antlr4::Token* t = parser->getTokenStream()->get(i);
-    if (t->getChannel() == antlr4::Token::DEFAULT_CHANNEL) before = t;
-  }
   if (const antlr4::Token* start = ambiguous_prefix_start(error);
-      start && start->getTokenIndex() < offending->getTokenIndex() && before && ends_operand(before->getType())) {
+      start && start->getTokenIndex() < offending->getTokenIndex() &&
+      ends_operand(token_before(parser->getTokenStream(), offending)->getType())) {
     unclosed = unclosed_bracket(parser->getTokenStream(), start->getTokenIndex(), offending->getTokenIndex());
     expected = unclosed ? closing_bracket(unclosed) : "";
     name_expected = false;
