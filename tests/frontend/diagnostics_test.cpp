@@ -6,6 +6,16 @@
 namespace shardc::test {
 namespace {
 
+// The rendering of a file with one error, at its bytes [begin, end).
+std::string render_one_error(const std::string& name, const std::string& text, std::uint32_t begin, std::uint32_t end,
+                             const std::string& message) {
+  Diagnostics diags;
+  FileId id = diags.sources().add(name, text);
+  const SourceFile& f = diags.sources().file(id);
+  diags.error(SourceRange{id, f.location(begin), f.location(end)}, message);
+  return diags.render();
+}
+
 TEST(DiagnosticsRendering, CaretTildesAndNotes) {
   Diagnostics diags;
   FileId id = diags.sources().add("m.shard", "line one\n  return einsum(sq, W);\n");
@@ -25,41 +35,27 @@ TEST(DiagnosticsRendering, CaretTildesAndNotes) {
 }
 
 TEST(DiagnosticsRendering, TabsAreKeptSoTheCaretLinesUp) {
-  Diagnostics diags;
-  FileId id = diags.sources().add("t.shard", "\tlet x = $;\n");
-  const SourceFile& f = diags.sources().file(id);
-  diags.error(SourceRange{id, f.location(9), f.location(10)}, "bad");
-  EXPECT_EQ(diags.render(), "t.shard:1:10: error: bad\n\tlet x = $;\n\t        ^\n");
+  EXPECT_EQ(render_one_error("t.shard", "\tlet x = $;\n", 9, 10, "bad"),
+            "t.shard:1:10: error: bad\n\tlet x = $;\n\t        ^\n");
 }
 
 // The quote shows one character per byte: a byte order mark is three spaces (the lexer reads
 // it as whitespace, so the column counts it) and control bytes are '?', so that the caret lines
 // up and no escape sequence reaches the terminal.
 TEST(DiagnosticsRendering, ByteOrderMarkAndControlBytesKeepTheCaretInPlace) {
-  Diagnostics diags;
-  FileId id = diags.sources().add("b.shard", "\xEF\xBB\xBF" "const A = Z; // \x1b[31m\n");
-  const SourceFile& f = diags.sources().file(id);
-  diags.error(SourceRange{id, f.location(13), f.location(14)}, "unknown name 'Z'");
-  EXPECT_EQ(diags.render(), "b.shard:1:14: error: unknown name 'Z'\n   const A = Z; // ?[31m\n             ^\n");
+  EXPECT_EQ(render_one_error("b.shard", "\xEF\xBB\xBF" "const A = Z; // \x1b[31m\n", 13, 14, "unknown name 'Z'"),
+            "b.shard:1:14: error: unknown name 'Z'\n   const A = Z; // ?[31m\n             ^\n");
 }
 
 // A long line is quoted as a window of 200 bytes around the caret.
 TEST(DiagnosticsRendering, LongLinesAreCutAroundTheCaret) {
-  Diagnostics diags;
   const std::string line = std::string(1000, 'a') + " $ " + std::string(1000, 'b');
-  FileId id = diags.sources().add("l.shard", line + "\n");
-  const SourceFile& f = diags.sources().file(id);
-  diags.error(SourceRange{id, f.location(1001), f.location(1002)}, "bad");
-  EXPECT_EQ(diags.render(), "l.shard:1:1002: error: bad\n..." + line.substr(901, 200) + "...\n" + std::string(103, ' ') +
-                                "^\n");
+  EXPECT_EQ(render_one_error("l.shard", line + "\n", 1001, 1002, "bad"),
+            "l.shard:1:1002: error: bad\n..." + line.substr(901, 200) + "...\n" + std::string(103, ' ') + "^\n");
 }
 
 TEST(DiagnosticsRendering, MultiLineRangeUnderlinesToEndOfFirstLine) {
-  Diagnostics diags;
-  FileId id = diags.sources().add("t.shard", "ab cd\nef\n");
-  const SourceFile& f = diags.sources().file(id);
-  diags.error(SourceRange{id, f.location(3), f.location(8)}, "span");
-  EXPECT_EQ(diags.render(), "t.shard:1:4: error: span\nab cd\n   ^~\n");
+  EXPECT_EQ(render_one_error("t.shard", "ab cd\nef\n", 3, 8, "span"), "t.shard:1:4: error: span\nab cd\n   ^~\n");
 }
 
 TEST(DiagnosticsRendering, LinesEndAtLfCrLfOrALoneCr) {
@@ -76,11 +72,8 @@ TEST(DiagnosticsRendering, LinesEndAtLfCrLfOrALoneCr) {
 // The marker has a column per character, not per byte: UTF-8 in a string before the range
 // pushed the caret one column right per extra byte. The column number stays the byte's.
 TEST(DiagnosticsRendering, TheCaretCountsUtf8CharactersOnce) {
-  Diagnostics diags;
-  FileId id = diags.sources().add("t.shard", "s = \"\xce\xb1\xce\xb2\"; y = zz;\n");
-  const SourceFile& f = diags.sources().file(id);
-  diags.error(SourceRange{id, f.location(16), f.location(18)}, "unknown name 'zz'");
-  EXPECT_EQ(diags.render(), "t.shard:1:17: error: unknown name 'zz'\ns = \"\xce\xb1\xce\xb2\"; y = zz;\n              ^~\n");
+  EXPECT_EQ(render_one_error("t.shard", "s = \"\xce\xb1\xce\xb2\"; y = zz;\n", 16, 18, "unknown name 'zz'"),
+            "t.shard:1:17: error: unknown name 'zz'\ns = \"\xce\xb1\xce\xb2\"; y = zz;\n              ^~\n");
 }
 
 // A message quoting user text (a string literal's escape byte) never sends control bytes on.
