@@ -440,12 +440,35 @@ class SpmdLowering {
     if (op.name == "reshape" && !f_.manual) return lower_reshape(op);
     if (op.name == "integer_pow" && shard::is_floating(val(op.outputs[0]).dtype)) return lower_float_integer_pow(op);
     if (crosses_blocks(op)) {
+      if (op.name == "split") return lower_split_as_slices(op);
       if (op.name == "softmax" && lower_softmax_across_blocks(op)) return;
       if ((op.name == "reduce_argmax" || op.name == "reduce_argmin") && lower_arg_reduce_across_blocks(op)) return;
       return lower_replicated(op);
     }
     if (is_elementwise(op)) return lower_local(align_operands(op));
     lower_local(op);
+  }
+
+  // A split along a sharded dimension: one global slice per part, each of which gathers only
+  // the dimension it cuts across blocks (the parts share that gather:
+  // merge_repeated_communication), as `x[a:b]` does.
+  void lower_split_as_slices(const check::Op& op) {
+    const std::int64_t axis = std::get<std::int64_t>(op.attrs.at("axis"));
+    const std::vector<std::int64_t> shape = val(op.inputs[0]).global_shape;
+    const std::int64_t part = shape[static_cast<std::size_t>(axis)] / static_cast<std::int64_t>(op.outputs.size());
+    for (std::size_t i = 0; i < op.outputs.size(); ++i) {
+      std::vector<std::int64_t> starts(shape.size(), 0), limits = shape, steps(shape.size(), 1);
+      starts[static_cast<std::size_t>(axis)] = part * static_cast<std::int64_t>(i);
+      limits[static_cast<std::size_t>(axis)] = part * static_cast<std::int64_t>(i + 1);
+      check::Op slice;
+      slice.name = "slice";
+      slice.node = op.node;
+      slice.range = op.range;
+      slice.inputs = {op.inputs[0]};
+      slice.outputs = {op.outputs[i]};
+      slice.attrs = {{"starts", starts}, {"limits", limits}, {"steps", steps}, {"squeezed", std::vector<std::int64_t>{}}};
+      lower(slice);
+    }
   }
 
   bool is_elementwise(const check::Op& op) const {

@@ -242,6 +242,22 @@ TEST(LowerToSpmd, ADynamicWindowGathersOnlyTheDimsItCuts) {
     }
 }
 
+// A split along a sharded dimension gathers that dimension only, once for all its parts, as a
+// slice does; it used to gather every dimension (a reshard exchange over X and Y).
+TEST(LowerToSpmd, ASplitAlongAShardedDimGathersOnlyThatDim) {
+  auto l = lower(std::string(kMesh) +
+                 "func f(a: f32[8@X, 16@Y]) -> (f32[4@X, 16@Y], f32[4@X, 16@Y]) on g {\n"
+                 "  let (p, q) = split(a, 2, axis=0);\n  return (p, q);\n}");
+  ASSERT_TRUE(l.module) << l.errors;
+  auto k = kinds(*l.module, "f");
+  EXPECT_EQ(count(k, "start:all_gather"), 1);
+  EXPECT_EQ(count(k, "start:reshard_exchange"), 0);
+  for (const InstrPtr& i : l.module->find("f")->body)
+    if (i->kind() == OpKind::start) {
+      EXPECT_EQ(i->axes_attr("axes"), (AxisList{0}));
+    }
+}
+
 // argmax/argmin along a sharded dimension whose blocks hold more than two elements gather one
 // value per block and row and all-reduce one index per row; they used to gather the dimension.
 // With blocks of two, the gather moves no more, and stays.
