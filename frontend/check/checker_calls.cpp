@@ -115,15 +115,35 @@ Value Checker::call_function(const ast::CallExpr& call, const ast::FunctionDecl&
       const ast::Param& p = *callee.params[i];
       if (p.type) {
         auto t = resolve_type(*p.type, true);
+        // A number for a rank-0 parameter becomes an array of its dtype, as a func's argument
+        // does (`scale(x, 2.0)` for `s: f32`), when it fits.
+        std::optional<std::string> misfit;
+        const Value given = args[i];
+        if (t && t->is_array() && t->dims.empty() && args[i].is_static_scalar()) {
+          misfit = literal_fits(args[i], t->dtype);
+          if (!misfit) args[i] = materialize(args[i], *bound[i]);
+        }
         if (!t) ok = false;
-        else if (args[i].kind != Value::Kind::typed || !(args[i].type == *t)) {
+        else if (misfit || args[i].kind != Value::Kind::typed || !(args[i].type == *t)) {
           // The caller's mistake, reported at its argument: not "reached inside" the callee.
           ctx_->fn_stack.pop_back();
           ctx_->fn_calls.pop_back();
-          error(bound[i]->range, "argument '" + p.name.name + "' of '" + name + "' has type " +
-                                     (args[i].kind == Value::Kind::typed ? to_string(args[i].type) : describe_dynamic(args[i])) +
-                                     ", but the fn expects " + to_string(*t))
-              .note(p.range, "parameter declared here");
+          const Value& a = given;
+          auto report = error(bound[i]->range, misfit ? *misfit
+                                                      : "argument '" + p.name.name + "' of '" + name + "' has type " +
+                                                            (a.kind == Value::Kind::typed ? to_string(a.type) : describe_dynamic(a)) +
+                                                            ", but the fn expects " + to_string(*t));
+          report.note(p.range, "parameter declared here");
+          if (a.kind == Value::Kind::typed && a.type.is_array() && t->is_array() && a.type.local && t->local &&
+              a.type.shape() == t->shape() && a.type.dtype == t->dtype && a.type.varying != t->varying) {
+            Type written = *t;
+            written.varying = a.type.varying;
+            report.note("a written type states which axes the block varies over: `" + to_string(written) +
+                        "` here; an untyped parameter takes any block");
+          } else if (!misfit && !(a.is_static_scalar() && t->is_array() && t->dims.empty()) &&
+                     (a.kind != Value::Kind::typed || !a.type.is_array())) {
+            report.note("a typed fn parameter takes an array; an untyped one takes static values too");
+          }
           ctx_->fn_stack.push_back(&callee);
           ctx_->fn_calls.push_back(call.range);
           ok = false;

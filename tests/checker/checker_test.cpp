@@ -101,6 +101,25 @@ func f(a: f32[8@X], b: i32[4@Y]) -> (f32[8@X], i32[4@Y]) on m {
   EXPECT_NE(t.find("f.q: int32[4@Y]"), std::string::npos) << t;
 }
 
+// A number passed for a typed rank-0 fn parameter is accepted when it fits the dtype, as for a
+// func's parameter, and stays weak, as a Python scalar does in JAX: bf16 * (s: f32 = 2.0) is bf16.
+TEST(Checker, TypedScalarFnParametersTakeNumbers) {
+  auto c = run(R"(
+mesh m = [X: 2];
+fn scale(x, s: f32) { return x * s; }
+fn shift(x, n: i32) { return x + n; }
+func f(a: bf16[8@X], b: i32[8@X]) -> (bf16[8@X], i32[8@X]) on m {
+  let p = scale(a, 2.0);
+  let q = shift(b, 3);
+  return (p, q);
+}
+)");
+  ASSERT_TRUE(c.checked) << c.errors();
+  std::string t = types_of(c);
+  EXPECT_NE(t.find("f.p: bfloat16[8@X]"), std::string::npos) << t;
+  EXPECT_NE(t.find("f.q: int32[8@X]"), std::string::npos) << t;
+}
+
 TEST(Checker, StaticValuesFold) {
   auto c = run(R"(
 mesh m = [X: 4, Y: 2];
