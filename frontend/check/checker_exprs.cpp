@@ -104,6 +104,10 @@ void Checker::explain_unknown_name(DiagnosticBuilder& b, const std::string& name
     b.note("bools are written true and false");
     return;
   }
+  if (auto hint = jax_spelling_hint(name)) {  // astype(x, float32)
+    b.note(*hint);
+    return;
+  }
   bool explained = false;
   for (const auto& [mesh_name, m] : meshes_)
     if (m && m->find_axis(name) && m != mesh()) {  // null: a mesh with errors
@@ -292,6 +296,7 @@ Value Checker::eval_attribute(const ast::AttributeExpr& e) {
   auto b = error(e.attribute.range, "unknown attribute '" + name + "'");
   b.note("only x.shape[d] exists");
   if (name == "T" || name == "mT") b.note("JAX's x.T is transpose(x) here");
+  if (auto hint = jax_spelling_hint(name)) b.note(*hint);  // jnp.float32
   if (name == "dtype" || name == "sharding" || name == "ndim")
     b.note("types are static: --emit=types prints every binding's dtype, shape and sharding");
   return Value::error();
@@ -380,7 +385,9 @@ Value Checker::eval_index(const ast::IndexExpr& e) {
         }
         return emit("dynamic_index", e, {base, iv}, varying_with_starts(*r, {base, iv}));
       } else {
-        error(ix.range, "an index must be an integer (static, or a runtime integer scalar)").note(describe_dynamic(iv));
+        auto b = error(ix.range, "an index must be an integer (static, or a runtime integer scalar)");
+        b.note(describe_dynamic(iv));
+        if (iv.kind == Value::Kind::none) b.note("NumPy's x[None] is expand_dims(x, 0) here");
         return Value::error();
       }
     }

@@ -23,7 +23,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 // JAX names a newcomer writes first, and this language's way to say them.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kJaxSpellings{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 26> kJaxSpellings{{
     {"P", "a sharding is a list of axes here: [dp, None] for P('dp', None)"},
     {"PartitionSpec", "a sharding is a list of axes here: [dp, None] for P('dp', None)"},
     {"NamedSharding", "a sharding is a list of axes of the function's mesh here: [dp, None]"},
@@ -40,9 +40,20 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kJaxSpel
     {"sort", "there is no sort: top_k(x, k) gives the k largest along the last axis, in order"},
     {"argsort", "there is no argsort: top_k(x, k) gives the k largest and their indices"},
     {"concatenate", "concat(xs, axis) joins arrays along an axis"},
+    {"pcast", "pvary(x, axes) marks a block as varying over axes: JAX's pcast(x, axes, to='varying')"},
+    {"pbroadcast", "pvary(x, axes) marks a block as varying over axes: JAX's pbroadcast / pcast(..., to='varying')"},
+    {"one_hot", "there is no one_hot: astype(arange(n) == i, f32) is a one-hot row"},
+    {"take", "indices are scalars here: x[i], or dynamic_slice(x, i, size, axis=d) for a window"},
+    {"PRNGKey", "key(seed) makes a key, as jax.random.key(seed)"},
+    {"float32", "JAX's float32 is f32 here; the element types are f32, bf16, f16, i32, i64 and bool"},
+    {"bfloat16", "JAX's bfloat16 is bf16 here; the element types are f32, bf16, f16, i32, i64 and bool"},
+    {"float16", "JAX's float16 is f16 here; the element types are f32, bf16, f16, i32, i64 and bool"},
+    {"int32", "JAX's int32 is i32 here; the element types are f32, bf16, f16, i32, i64 and bool"},
+    {"int64", "JAX's int64 is i64 here; the element types are f32, bf16, f16, i32, i64 and bool"},
+    {"bool_", "JAX's bool_ is bool here; the element types are f32, bf16, f16, i32, i64 and bool"},
 }};
 
-constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kJaxKeywords{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kJaxKeywords{{
     {"out_sharding", "JAX's out_sharding= is out= here: einsum(\"ij,jk->ik\", a, b, out=[dp, None])"},
     {"out_specs", "a shard_map's out_specs is its result type: -> f32[8@dp] on mesh"},
     {"in_specs", "a shard_map's in_specs are its parameter types: (x: f32[8@dp])"},
@@ -50,6 +61,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kJaxKeywo
     {"scatter_dimension", "JAX's scatter_dimension= is dim= here"},
     {"split_axis", "JAX's split_axis= and concat_axis= are split= and concat= here"},
     {"concat_axis", "JAX's split_axis= and concat_axis= are split= and concat= here"},
+    {"minval", "JAX's minval= and maxval= are min= and max= here"},
+    {"maxval", "JAX's minval= and maxval= are min= and max= here"},
 }};
 
 template <std::size_t N>

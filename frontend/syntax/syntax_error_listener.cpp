@@ -7,6 +7,7 @@
 #include "ShardLexer.h"
 #include "frontend/identifier.h"
 #include "frontend/syntax/comment_rule.h"
+#include "frontend/syntax/python_spellings.h"
 #include "frontend/syntax/token_ranges.h"
 #include "frontend/syntax/token_scan.h"
 
@@ -237,6 +238,7 @@ void SyntaxErrorListener::syntaxError(antlr4::Recognizer* recognizer, antlr4::To
   if (offending->getType() == Lexer::STAR && previous && previous->getType() == Lexer::STAR &&
       previous->getStopIndex() + 1 == offending->getStartIndex())
     d.note("there is no power operator: use square(x) or pow(x, y)");
+  if (auto note = python_spelling_note(*stream, *offending, name_expected)) d.note(*note);
   note_floor_division(d, offending);
 }
 
