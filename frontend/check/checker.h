@@ -112,8 +112,17 @@ class Checker {
     std::vector<Scope> scopes;                        // innermost last
     std::vector<const ast::FunctionDecl*> fn_stack;   // inlined fns, for cycles and depth
     std::vector<SourceRange> fn_calls;                // the call that inlined each of them
+    // The unrolled loops being traced, outermost first: an error in a body says which
+    // iteration it is in (the same line fails differently per iteration).
+    struct LoopIteration {
+      std::string variable;  // "_" for a wildcard
+      std::int64_t value;
+      SourceRange range;  // the loop variable
+    };
+    std::vector<LoopIteration> loops;
     std::optional<Value> returned;
     std::vector<SourceRange> returned_ranges;  // of each returned value, for result errors
+    bool misplaced_return = false;             // a `return` inside a block was reported
   };
 
   // Declarations (checker_decls.cpp).

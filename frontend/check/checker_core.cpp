@@ -21,6 +21,11 @@ DiagnosticBuilder Checker::error(const SourceRange& range, std::string message) 
                                        std::to_string(ctx_->fn_calls.size()) + " fn call" +
                                        (ctx_->fn_calls.size() == 1 ? "" : "s") + " deep from this call in '" +
                                        ctx_->out->name + "'");
+  if (ctx_ && !ctx_->loops.empty()) {
+    std::string iteration;
+    for (const auto& loop : ctx_->loops) iteration += (iteration.empty() ? "" : ", ") + loop.variable + " = " + std::to_string(loop.value);
+    b.trailing_note(ctx_->loops.back().range, "in the unrolled iteration " + iteration);
+  }
   return b;
 }
 

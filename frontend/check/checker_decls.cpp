@@ -338,7 +338,7 @@ void Checker::check_function(const ast::FunctionDecl& d) {
   try {
     exec_block(*d.body, false);
     if (!ctx.returned) {
-      if (!d.results.empty())
+      if (!d.results.empty() && !ctx.misplaced_return)
         error(d.range, std::string(ast::function_kind_name(d.function_kind)) + " '" + d.name.name +
                            "' ends without a return statement");
     } else {

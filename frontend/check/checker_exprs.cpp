@@ -108,6 +108,13 @@ void Checker::explain_unknown_name(DiagnosticBuilder& b, const std::string& name
     b.note(*hint);
     return;
   }
+  // `const A = B + 1; const B = 2;`: consts are evaluated in order.
+  if (!consts_.count(name))
+    for (const auto& d : module_.decls)
+      if (const auto* c = ast::dyn_cast<ast::ConstDecl>(d.get()); c && c->name.name == name) {
+        b.note(c->name.range, "'" + name + "' is declared further down; a const reads only the consts above it");
+        return;
+      }
   bool explained = false;
   for (const auto& [mesh_name, m] : meshes_)
     if (m && m->find_axis(name) && m != mesh()) {  // null: a mesh with errors
@@ -229,6 +236,25 @@ Value Checker::binary_values(ast::BinaryOp op, const Value& a, const Value& b, c
       report(spec.error(), op_range, {ra, rb});
       return Value::error();
     }
+    // Shape mismatches in the operator's own terms, not in those of the einsum it becomes.
+    const std::vector<std::int64_t> sa = a.type.shape(), sb = b.type.shape();
+    const std::int64_t ka = sa.back(), kb = sb.size() == 1 ? sb.back() : sb[sb.size() - 2];
+    const std::string operands = "@ of " + to_string(a.type) + " and " + to_string(b.type);
+    if (ka != kb) {
+      error(op_range, operands + ": the contracted dimensions have sizes " + std::to_string(ka) + " and " +
+                          std::to_string(kb))
+          .note("a @ b contracts a's last dimension with b's second-to-last (b's only one when b has rank 1)");
+      return Value::error();
+    }
+    if (sa.size() > 2 && sb.size() == sa.size())
+      for (std::size_t d = 0; d + 2 < sa.size(); ++d)
+        if (sa[d] != sb[d]) {
+          error(op_range, operands + ": batch dimension " + std::to_string(d) + " has sizes " + std::to_string(sa[d]) +
+                              " and " + std::to_string(sb[d]))
+              .note("@ does not broadcast batch dimensions as NumPy's matmul does: broadcast_to one batch shape "
+                    "first, or use einsum");
+          return Value::error();
+        }
     auto r = einsum_op(*spec, {a.type, b.type}, std::nullopt);
     if (!r) {
       RuleError e = r.error();

@@ -62,7 +62,11 @@ void Checker::exec(const ast::Stmt& s) {
     case ast::NodeKind::ReturnStmt: {
       const auto& r = static_cast<const ast::ReturnStmt&>(s);
       if (ctx_->scopes.size() > 1 && ctx_->fn_stack.empty()) {
-        error(r.range, "return inside a block").note("return must be the last statement of a function body");
+        error(r.range, "return inside a block")
+            .note("return must be the last statement of a function body")
+            .note("to choose a value, return where(c, a, b), or assign a var in the branches and return it "
+                  "after the if");
+        ctx_->misplaced_return = true;
         return;
       }
       ctx_->returned = r.value ? eval(*r.value) : Value::error();
@@ -254,7 +258,10 @@ void Checker::exec_for(const ast::ForStmt& s) {
     count_op(s.range);  // iterations count toward the unrolling limit, so empty bodies cannot hang
     ctx_->scopes.emplace_back();
     bind(*s.variable, Value::static_value(make_static_int(i)), false, nullptr);
+    const std::string variable = s.variable->pattern_kind == ast::PatternKind::name ? s.variable->name.name : "_";
+    ctx_->loops.push_back({variable, i, s.variable->range});
     exec_block(*s.body, false);
+    ctx_->loops.pop_back();
     ctx_->scopes.pop_back();
     if (ctx_->returned) break;
   }
@@ -283,7 +290,9 @@ void Checker::check_results(const ast::FunctionDecl& d, const Value& v, const So
   std::vector<Value> values;
   // `return;` is the empty tuple: zero values (not one value that is a tuple) for the count.
   const bool nothing = v.kind == Value::Kind::seq && v.items.empty();
-  if (d.results.size() == 1 && !d.tuple_result && !nothing) values.push_back(v);
+  // A tuple of several values for one declared result is a count mismatch, reported as one.
+  const bool one_result = d.results.size() == 1 && !d.tuple_result;
+  if (one_result && !nothing && !(v.kind == Value::Kind::seq && v.items.size() > 1)) values.push_back(v);
   else if (v.kind == Value::Kind::seq) values = v.items;
   else values.push_back(v);
   if (values.size() != f.result_types.size()) {
