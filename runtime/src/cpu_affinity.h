@@ -25,11 +25,12 @@
 
 namespace shard::detail {
 
-// The CPUs this process may run on (sched_getaffinity), in increasing order; empty when the
+// The CPUs the calling thread may run on (sched_getaffinity of this thread: Linux keeps a mask
+// per thread, and a new thread starts with its creator's), in increasing order; empty when the
 // system does not say.
 std::vector<int> allowed_cpus();
 
-// How many CPUs this process may run on: allowed_cpus()'s count, or when the system does not
+// How many CPUs the calling thread may run on: allowed_cpus()'s count, or when the system does not
 // say, std::thread::hardware_concurrency() (at least 1).
 int usable_cores();
 

@@ -87,8 +87,8 @@ Runtime::Runtime(int devices, int cores) : code_copy_(&this_copy) {
   block_cache_stats();  // reads SHARD_BLOCK_CACHE_MB now: a bad value fails here, not in some allocation
   detail::refuse_mpi_launch();
   fork_generation_ = fork_generation();
-  // Detected: the CPUs this process may run on (a container's cpuset or taskset may allow fewer
-  // than the machine has), else what the system reports.
+  // Detected: the CPUs this thread may run on, which the device threads inherit (a container's
+  // cpuset or taskset may allow fewer than the machine has), else what the system reports.
   if (cores <= 0) cores = detail::usable_cores();
   omp_threads_ = std::max(1, cores / devices);
   // An explicit OMP_NUM_THREADS is an upper bound (ThreadSanitizer runs set it to 1 to keep
@@ -193,21 +193,40 @@ void Runtime::stop_workers() noexcept {
 }
 
 void Runtime::acquire(const Mesh& mesh) {
+  const int first = mesh.first_device(), end = mesh.end_device();
   std::unique_lock lock(busy_mutex_);
-  busy_cv_.wait(lock, [&] {
-    for (int d = mesh.first_device(); d < mesh.end_device(); ++d)
+  const std::uint64_t ticket = next_ticket_++;
+  waiting_.push_back({ticket, first, end});
+  // Its devices are free, and no call that came earlier and still waits needs any of them.
+  auto may_start = [&] {
+    for (int d = first; d < end; ++d)
       if (busy_[d]) return false;
+    for (const WaitingCall& w : waiting_) {
+      if (w.ticket == ticket) return true;
+      if (w.first_device < end && first < w.end_device) return false;
+    }
     return true;
-  });
-  for (int d = mesh.first_device(); d < mesh.end_device(); ++d) busy_[d] = 1;
+  };
+  while (!may_start()) {
+    // Read under the lock: a release after it changes the word, so the wait returns at once.
+    const std::uint32_t seen = busy_changes_.load(std::memory_order_relaxed);
+    lock.unlock();
+    busy_changes_.wait(seen, std::memory_order_relaxed);
+    lock.lock();
+  }
+  waiting_.erase(std::find_if(waiting_.begin(), waiting_.end(), [&](const WaitingCall& w) { return w.ticket == ticket; }));
+  // Later calls that waited behind this one overlap it: they now wait for its devices instead.
+  for (int d = first; d < end; ++d) busy_[d] = 1;
 }
 
 void Runtime::release(const Mesh& mesh) {
   {
     std::lock_guard lock(busy_mutex_);
     for (int d = mesh.first_device(); d < mesh.end_device(); ++d) busy_[d] = 0;
+    // seq_cst: ordered before notify_all's check for sleepers (a Dekker handshake with wait).
+    busy_changes_.fetch_add(1, std::memory_order_seq_cst);
   }
-  busy_cv_.notify_all();
+  busy_changes_.notify_all();  // waiters for other devices too: each rechecks its own
 }
 
 void Runtime::run_erased(const Mesh& mesh, Erased fn, void* ctx) {

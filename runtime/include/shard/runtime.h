@@ -4,7 +4,9 @@
 //   rt.run(mesh, [&](shard::Device& dev) { ... });   // fn runs once on every device of the mesh
 //
 // run() returns when every device of the mesh has finished. Calls on disjoint device sets may
-// run at the same time (from different caller threads); calls sharing a device are serialised.
+// run at the same time (from different caller threads); calls sharing a device are serialised,
+// in the order they arrived: a call waits for no later one, so a call over many devices is not
+// overtaken for ever by smaller calls on parts of them.
 // If any device throws, every device blocked in a collective is woken and unwound, and run()
 // throws shard::DeviceError with the first error's message and device.
 //
@@ -17,7 +19,7 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -43,13 +45,16 @@ Device* current_device();
 
 class Runtime {
  public:
-  // `cores` = 0 means the number of CPUs this process may run on (its affinity mask: a
-  // container's cpuset or taskset may allow fewer than std::thread::hardware_concurrency()
-  // reports, which is the fallback). Each device thread gets
+  // `cores` = 0 means the number of CPUs the constructing thread may run on (its affinity
+  // mask, which the device threads it starts inherit: a container's cpuset or taskset may allow
+  // fewer than std::thread::hardware_concurrency() reports, which is the fallback). A thread
+  // bound to one CPU (OMP_PROC_BIND binds OpenMP's initial thread; pthread_setaffinity_np)
+  // would put every device on that CPU: construct the Runtime before such a binding, or on a
+  // thread with the whole mask. Each device thread gets
   // max(1, cores / devices) OpenMP threads, so local math never oversubscribes the machine;
   // an OMP_NUM_THREADS set in the environment caps that number. When devices outnumber
   // cores, at most `cores` of them run a oneDNN kernel at a time (kernels/compute_gate.h), and
-  // device d is pinned to the d % cores-th CPU the process may use, with a permit of its own
+  // device d is pinned to the d % cores-th CPU of that mask, with a permit of its own
   // per core, while no other process keeps those CPUs busy (checked at launches, every 200 ms
   // at most; SHARD_PIN_DEVICES=0 turns pinning off; see src/cpu_affinity.h).
   // There is no MPI backend yet: in one of several ranks started by mpirun/mpiexec/srun the
@@ -117,9 +122,18 @@ class Runtime {
   unsigned fork_generation_ = 0;  // see runtime.cpp: calls in a fork()ed child are refused
   std::unique_ptr<Communicator> comm_;
   std::vector<std::unique_ptr<Worker>> workers_;
+  // Calls take their devices in arrival order (acquire()). A futex word rather than a
+  // std::condition_variable, whose destructor in a fork()ed child would wait for the parent's
+  // waiters.
+  struct WaitingCall {
+    std::uint64_t ticket;
+    int first_device, end_device;
+  };
   std::mutex busy_mutex_;
-  std::condition_variable busy_cv_;
-  std::vector<char> busy_;  // per device: held by a call in progress
+  std::atomic<std::uint32_t> busy_changes_{0};  // bumped whenever devices are released
+  std::vector<char> busy_;                      // per device: held by a call in progress
+  std::vector<WaitingCall> waiting_;            // calls waiting for devices, oldest first
+  std::uint64_t next_ticket_ = 0;
   // Bumped after handing calls to workers: idle workers all sleep on this one word, so a
   // launch costs one futex wake for all devices rather than one per device.
   std::atomic<std::uint32_t> dispatch_{0};

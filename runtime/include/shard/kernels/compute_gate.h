@@ -6,16 +6,18 @@
 // collective or any other wait, so the gate cannot deadlock.
 #pragma once
 
-#include <condition_variable>
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 
 namespace shard::kernels {
 
-// A mutex and a condition variable, not std::counting_semaphore: the semaphore of GCC 12's
-// libstdc++ (Debian 12) can miss a wake-up and leave an acquirer asleep with a permit free
-// (a known libstdc++ bug, fixed in later GCCs). It hung `shardc run` of explicit_matmul's
+// A mutex and a futex word (std::atomic::wait), not std::counting_semaphore: the semaphore of
+// GCC 12's libstdc++ (Debian 12) can miss a wake-up and leave an acquirer asleep with a permit
+// free (a known libstdc++ bug, fixed in later GCCs). It hung `shardc run` of explicit_matmul's
 // `main` on a fresh machine: one device asleep in acquire(), the seven others waiting for it
-// in a collective.
+// in a collective. Nor a std::condition_variable: glibc's destructor waits for the waiters it
+// had when the process forked, so a fork()ed child that destroys the Runtime would hang.
 class ComputeGate {
  public:
   explicit ComputeGate(int permits) : free_(permits) {}
@@ -24,20 +26,28 @@ class ComputeGate {
 
   void acquire() {
     std::unique_lock lock(mutex_);
-    freed_.wait(lock, [&] { return free_ > 0; });
+    while (free_ == 0) {
+      // Read under the lock: a release after it changes the word, so the wait returns at once.
+      const std::uint32_t seen = changes_.load(std::memory_order_relaxed);
+      lock.unlock();
+      changes_.wait(seen, std::memory_order_relaxed);
+      lock.lock();
+    }
     --free_;
   }
   void release() {
     {
       const std::lock_guard lock(mutex_);
       ++free_;
+      // seq_cst: ordered before notify_one's check for sleepers (a Dekker handshake with wait).
+      changes_.fetch_add(1, std::memory_order_seq_cst);
     }
-    freed_.notify_one();
+    changes_.notify_one();  // one permit, one waiter woken; it rechecks under the lock
   }
 
  private:
   std::mutex mutex_;
-  std::condition_variable freed_;
+  std::atomic<std::uint32_t> changes_{0};  // bumped by every release
   int free_;
 };
 
