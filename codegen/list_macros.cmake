@@ -3,7 +3,7 @@
 # what they pull in: INT_MAX, SIZE_MAX, EXIT_SUCCESS, stdin, errno, M_PI, ...) or through any
 # C-compatible standard header a user's source may include before the generated header
 # (<cfloat>'s FLT_MAX, <csignal>'s SIGINT, <cfenv>'s FE_ALL_EXCEPT), in strict and in GNU mode
-# (which adds `linux` and `unix`), as this build's compiler defines them. A .shard name
+# (which adds `linux` and `unix`), as this build's compiler defines them, and NDEBUG. A .shard name
 # equal to one gets a trailing '_' in C++ (docs/language.md section 2), since the preprocessor
 # would replace it. Names starting with '_' are left out: identifier() prefixes all of those
 # that could be macros. Run at build time:
@@ -28,6 +28,9 @@ foreach(standard c++20 gnu++20)
     list(APPEND names "${name}")
   endforeach()
 endforeach()
+# And NDEBUG, which builds define on the command line (CMake's Release, RelWithDebInfo and
+# MinSizeRel configurations): no header defines it.
+list(APPEND names NDEBUG)
 list(REMOVE_DUPLICATES names)
 list(SORT names)
 list(LENGTH names count)
