@@ -17,9 +17,10 @@
 # same files. Both that folder and its parent are public include paths: `#include
 # "MODULE.shard.h"`, or `#include "NAME/MODULE.shard.h"` where a source uses two libraries with
 # a module of the same name. (With an OUTPUT_DIR given, only that folder is.) The C++ is in
-# namespace NS::MODULE, NS being NAMESPACE (default shardgen): two such libraries linked into
-# one program need different NAMESPACEs, or both define the same functions and the linker keeps
-# one of them without a word.
+# namespace NS::MODULE, NS being NAMESPACE (default shardgen), inside an inline namespace named
+# after a hash of the generated code: two libraries that generate one namespace from different
+# code link into one program side by side, each source calling the library whose header it
+# includes. A source that uses both needs them in different NAMESPACEs.
 #
 # The generated files are rebuilt when a .shard file, a code generation template or the shardc
 # executable changes. A source may itself be generated at build time (the GENERATED property,
@@ -209,20 +210,6 @@ function(shardc_add_library NAME)
                           "give one of them another OUTPUT_DIR")
     endif()
     set_property(GLOBAL PROPERTY "SHARDC_GENERATES_${header}" "${NAME}")
-    # Two libraries with the same module in the same namespace define the same C++ functions:
-    # in one program the linker keeps one library's and calls it for both, without a word.
-    # Only a warning, since the two may well go into different programs.
-    set(cxx_namespace "shardgen")
-    if(ARG_NAMESPACE)
-      set(cxx_namespace "${ARG_NAMESPACE}")
-    endif()
-    get_property(twin GLOBAL PROPERTY "SHARDC_MODULE_${cxx_namespace}::${module}")
-    if(twin)
-      message(WARNING "shardc_add_library(${NAME}): library '${twin}' also generates namespace "
-                      "${cxx_namespace}::${module}; linked into one program, the calls of one would run the other's "
-                      "code. Give each its own NAMESPACE unless they never share a program.")
-    endif()
-    set_property(GLOBAL PROPERTY "SHARDC_MODULE_${cxx_namespace}::${module}" "${NAME}")
     # shardc leaves a file whose text is unchanged untouched, so that an edit that does not
     # change the C++ recompiles nothing under Ninja (it restats outputs). Make does not restat:
     # it saw those untouched outputs older than their inputs and ran shardc on every build. The

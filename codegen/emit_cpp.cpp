@@ -125,6 +125,20 @@ std::string ints_text(const std::vector<std::int64_t>& v) {
   return s + "}";
 }
 
+// Stands for the module's inline namespace while the files are rendered; replaced by a name made
+// from a hash of both files, so the name follows everything the code says.
+constexpr std::string_view kCodeIdentityPlaceholder = "code_identity_placeholder";
+
+// FNV-1a, 64 bits, as 16 hex digits: stable across platforms and runs (std::hash is neither).
+std::string code_hash(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  static const char* digits = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, h >>= 4) out[static_cast<std::size_t>(i)] = digits[h & 15];
+  return out;
+}
+
 // Mustache's "standalone" rule, which kainjow implements only for sections that render: an empty
 // section leaves its tag lines behind as a blank line (a function without parameters, a body
 // not cut into parts). A line holding nothing but a section tag ({{#x}}, {{/x}}, {{^x}}) is
@@ -668,6 +682,7 @@ GeneratedFiles CppEmitter::emit() {
   mu::data ctx;
   ctx.set("module", generated_namespace(module_));
   ctx.set("outer_namespace", options_.outer_namespace);
+  ctx.set("code_identity", std::string(kCodeIdentityPlaceholder));  // replaced by the code's hash
   ctx.set("file_stem", generated_stem(module_));
   // In a // comment: a line break in the file name would end it.
   std::string source_in_comment = options_.source_name;
@@ -868,7 +883,14 @@ GeneratedFiles CppEmitter::emit() {
       if (c != '\n' || !tidy.ends_with("\n\n")) tidy += c;
     return wrap_long_lines(tidy);
   };
-  return {render(templates::module_header(), "module.shard.h"), render(templates::module_source(), "module.shard.cpp")};
+  GeneratedFiles files{render(templates::module_header(), "module.shard.h"),
+                       render(templates::module_source(), "module.shard.cpp")};
+  const std::string identity = "code_" + code_hash(files.header + '\0' + files.source);
+  for (std::string* text : {&files.header, &files.source})
+    for (std::size_t at = text->find(kCodeIdentityPlaceholder); at != std::string::npos;
+         at = text->find(kCodeIdentityPlaceholder, at + identity.size()))
+      text->replace(at, kCodeIdentityPlaceholder.size(), identity);
+  return files;
 }
 
 }  // namespace shardc::codegen

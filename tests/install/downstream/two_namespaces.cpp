@@ -1,8 +1,7 @@
 // One .shard file built into three libraries with different DEFINES and NAMESPACEs, used from
 // one source file: each header is included by its library's name, since all three are
-// scaled.shard.h, and each namespace keeps its own functions (with one namespace the linker
-// would keep one `scale` for all the calls without a word). scaled_generated's source is
-// written at build time.
+// scaled.shard.h, and a source that uses several needs them in different namespaces (in one,
+// `scaled::scale` would name all three). scaled_generated's source is written at build time.
 #include <cstdint>
 #include <cstdio>
 #include <numeric>
