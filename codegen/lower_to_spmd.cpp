@@ -441,6 +441,7 @@ class SpmdLowering {
     if (op.name == "integer_pow" && shard::is_floating(val(op.outputs[0]).dtype)) return lower_float_integer_pow(op);
     if (crosses_blocks(op)) {
       if (op.name == "split") return lower_split_as_slices(op);
+      if (op.name == "slice" && lower_slice_cutting_local_dims_first(op)) return;
       if (op.name == "softmax" && lower_softmax_across_blocks(op)) return;
       if ((op.name == "reduce_argmax" || op.name == "reduce_argmin") && lower_arg_reduce_across_blocks(op)) return;
       return lower_replicated(op);
@@ -469,6 +470,54 @@ class SpmdLowering {
       slice.attrs = {{"starts", starts}, {"limits", limits}, {"steps", steps}, {"squeezed", std::vector<std::int64_t>{}}};
       lower(slice);
     }
+  }
+
+  // A slice that reads across blocks along some dimensions and also narrows others (x[0:8, 0:4]
+  // of f32[16@X, 64]): the others are cut on each device's block first, so the gather that
+  // follows moves only what the result keeps of them ([8, 4] rather than [8, 64]). False when
+  // there is nothing to cut first.
+  bool lower_slice_cutting_local_dims_first(const check::Op& op) {
+    const Value x = val(op.inputs[0]);
+    const std::vector<std::int64_t> across = slice_dims_across_blocks(op);
+    auto starts = std::get<std::vector<std::int64_t>>(op.attrs.at("starts"));
+    auto limits = std::get<std::vector<std::int64_t>>(op.attrs.at("limits"));
+    auto steps = std::get<std::vector<std::int64_t>>(op.attrs.at("steps"));
+    const auto& squeezed = std::get<std::vector<std::int64_t>>(op.attrs.at("squeezed"));
+    // First cut: the dimensions that do not cross blocks, as the slice cuts them (an index as a
+    // one-element range, dropped by the second cut); the crossing ones whole.
+    std::vector<std::int64_t> first_starts(x.global_shape.size(), 0), first_limits = x.global_shape,
+                              first_steps(x.global_shape.size(), 1), cut_shape = x.global_shape;
+    bool narrows = false;
+    for (std::size_t d = 0; d < x.global_shape.size(); ++d) {
+      if (std::find(across.begin(), across.end(), static_cast<std::int64_t>(d)) != across.end()) continue;
+      const std::int64_t count = shard::slice_count(starts[d], limits[d], steps[d]);
+      if (count == x.global_shape[d]) continue;
+      narrows = true;
+      first_starts[d] = starts[d];
+      first_limits[d] = limits[d];
+      first_steps[d] = steps[d];
+      cut_shape[d] = count;
+      // The second cut takes the whole of what the first left along this dimension.
+      starts[d] = 0;
+      limits[d] = count;
+      steps[d] = 1;
+    }
+    if (!narrows) return false;
+    Value cut = x;
+    cut.name.clear();
+    cut.global_shape = cut_shape;
+    const ValueId cut_id = f_.add_value(with_spec(*f_.mesh, cut, x.spec));
+    check::Op first = op;
+    first.inputs = {op.inputs[0]};
+    first.outputs = {cut_id};
+    first.attrs = {{"starts", first_starts}, {"limits", first_limits}, {"steps", first_steps},
+                   {"squeezed", std::vector<std::int64_t>{}}};
+    lower(first);  // crosses no block: a local slice
+    check::Op second = op;
+    second.inputs = {cut_id};
+    second.attrs = {{"starts", starts}, {"limits", limits}, {"steps", steps}, {"squeezed", squeezed}};
+    lower(second);  // gathers only the dimensions it cuts across blocks
+    return true;
   }
 
   bool is_elementwise(const check::Op& op) const {

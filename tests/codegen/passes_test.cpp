@@ -258,6 +258,20 @@ TEST(LowerToSpmd, ASplitAlongAShardedDimGathersOnlyThatDim) {
     }
 }
 
+// A slice that cuts a sharded dimension across blocks and narrows another cuts the other on each
+// block first: the gather moves [4, 4] blocks of x[0:8, 0:4], not [4, 64] ones.
+TEST(LowerToSpmd, ASliceNarrowsItsLocalDimsBeforeGathering) {
+  auto l = lower(std::string(kMesh) + "func f(a: f32[16@X, 64]) -> f32[8@X, 4] on g { return a[0:8, 0:4]; }");
+  ASSERT_TRUE(l.module) << l.errors;
+  const Function& f = *l.module->find("f");
+  auto k = kinds(*l.module, "f");
+  EXPECT_EQ(count(k, "start:all_gather"), 1);
+  for (const InstrPtr& i : f.body)
+    if (i->kind() == OpKind::start) {
+      EXPECT_EQ(f.values[static_cast<std::size_t>(i->inputs()[0])].shape, (std::vector<std::int64_t>{8, 4}));
+    }
+}
+
 // argmax/argmin along a sharded dimension whose blocks hold more than two elements gather one
 // value per block and row and all-reduce one index per row; they used to gather the dimension.
 // With blocks of two, the gather moves no more, and stays.
