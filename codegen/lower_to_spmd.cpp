@@ -399,15 +399,24 @@ class SpmdLowering {
     return true;
   }
 
-  // The operand layout from which every device reshapes its own block into its block of the
-  // result: per group of dimensions (check::reshape_groups), the result's axes, which must
-  // give contiguous blocks, spread over the operand's dimensions as a split would spread them.
-  // nullopt: no layout does (the result's blocks are not contiguous runs, or the axes do not
-  // divide the operand's dimensions in turn).
+  // How every device reshapes its own block: the operand layout to reshard to first, and the
+  // sharding of the reshaped blocks. Per group of dimensions (check::reshape_groups), the
+  // result's axes, which must give contiguous blocks, spread over the operand's dimensions as a
+  // split would spread them. A group where they do not (the result's blocks are not
+  // contiguous runs, or the axes do not divide the operand's dimensions in turn) is reshaped
+  // whole: its operand dimensions gathered, its result dimensions cut to their sharding after
+  // the reshape (a local take_piece). The other groups keep their blocks, so only the groups
+  // that need it move data.
   //   f32[16@(X,Y)] -> [2@X, 8@Y]: [(X,Y)], the operand's own
   //   f32[4@X, 4@Y] -> [16@(X,Y)] with X=Y=2: [(X,Y), None], which a reshard makes first
-  std::optional<std::vector<AxisList>> block_reshape_layout(const Value& x, const Value& r) const {
-    std::vector<AxisList> layout = replicated_spec(static_cast<int>(x.global_shape.size()));
+  //   f32[8@X, 4, 6@Y] -> [8@X, 2, 12@Y]: [X, None, None] (dims 1-2 gathered over Y), reshaped
+  //     to [X, None, None], then cut to [X, None, Y]
+  struct ReshapePlan {
+    std::vector<AxisList> operand_layout;
+    std::vector<AxisList> reshaped_spec;  // the result's spec, but for groups reshaped whole
+  };
+  ReshapePlan reshape_plan(const Value& x, const Value& r) const {
+    ReshapePlan plan{replicated_spec(static_cast<int>(x.global_shape.size())), r.spec};
     std::vector<bool> grouped(r.global_shape.size(), false);
     for (const check::ReshapeGroup& g : check::reshape_groups(x.global_shape, r.global_shape)) {
       std::vector<std::int64_t> old_sizes, new_sizes;
@@ -420,20 +429,30 @@ class SpmdLowering {
       }
       const AxisList axes = check::concatenated(new_specs);
       if (axes.empty()) continue;
-      if (check::spread_axes(*f_.mesh, axes, new_sizes) != new_specs) return std::nullopt;
-      auto old_specs = check::spread_axes(*f_.mesh, axes, old_sizes);
-      if (!old_specs) return std::nullopt;
-      for (std::size_t k = 0; k < g.old_dims.size(); ++k) layout[static_cast<std::size_t>(g.old_dims[k])] = (*old_specs)[k];
+      std::optional<std::vector<AxisList>> old_specs;
+      if (check::spread_axes(*f_.mesh, axes, new_sizes) == new_specs) old_specs = check::spread_axes(*f_.mesh, axes, old_sizes);
+      if (!old_specs) {
+        for (int d : g.new_dims) plan.reshaped_spec[static_cast<std::size_t>(d)].clear();
+        continue;
+      }
+      for (std::size_t k = 0; k < g.old_dims.size(); ++k)
+        plan.operand_layout[static_cast<std::size_t>(g.old_dims[k])] = (*old_specs)[k];
     }
     for (std::size_t d = 0; d < grouped.size(); ++d)
-      if (!grouped[d] && !r.spec[d].empty()) return std::nullopt;  // a sharded size-1 (or empty) dimension
-    return layout;
+      if (!grouped[d]) plan.reshaped_spec[d].clear();  // a sharded size-1 (or empty) dimension: cut after
+    return plan;
   }
 
   void lower_reshape(const check::Op& op) {
-    const auto layout = block_reshape_layout(val(op.inputs[0]), val(op.outputs[0]));
-    if (!layout) return lower_replicated(op);
-    add(OpKind::reshape, op, {}, {emit_reshard(f_, op.inputs[0], *layout, op.range)});
+    const Value r = val(op.outputs[0]);
+    const ReshapePlan plan = reshape_plan(val(op.inputs[0]), r);
+    const ValueId operand = emit_reshard(f_, op.inputs[0], plan.operand_layout, op.range);
+    if (plan.reshaped_spec == r.spec) return add(OpKind::reshape, op, {}, {operand});
+    Value whole = with_spec(*f_.mesh, r, plan.reshaped_spec);
+    whole.name.clear();
+    const ValueId reshaped = f_.add_value(std::move(whole));
+    f_.body.push_back(Instr::make(OpKind::reshape, {operand}, {reshaped}, {}, op.range));
+    f_.body.push_back(Instr::make(OpKind::reshard, {reshaped}, op.outputs, {{"sharding", r.spec}}, op.range));
   }
 
   void lower(const check::Op& op) {

@@ -258,6 +258,28 @@ TEST(LowerToSpmd, ASplitAlongAShardedDimGathersOnlyThatDim) {
     }
 }
 
+// A reshape group whose result blocks are not contiguous runs is reshaped whole; the groups
+// around it keep their blocks. [8@X, 4, 6] -> [8@X, 6, 4@Y] moves nothing (it used to gather
+// over X too), [8@X, 4, 6@Y] -> [8@X, 2, 12@Y] gathers dims 1-2 over Y only (it replicated the
+// operand over X and Y).
+TEST(LowerToSpmd, AReshapeGathersOnlyTheGroupsItReshapesWhole) {
+  auto none = lower("mesh g = [X: 2, Y: 2];\n"
+                    "func f(a: f32[8@X, 4, 6]) -> f32[8@X, 6, 4@Y] on g { return reshape(a, (8, 6, 4), out=[X, None, Y]); }");
+  ASSERT_TRUE(none.module) << none.errors;
+  auto k = kinds(*none.module, "f");
+  EXPECT_EQ(count(k, "start:all_gather") + count(k, "start:reshard_exchange") + count(k, "start:all_to_all"), 0);
+  auto some = lower("mesh g = [X: 2, Y: 2];\n"
+                    "func f(a: f32[8@X, 4, 6@Y]) -> f32[8@X, 2, 12@Y] on g { return reshape(a, (8, 2, 12), out=[X, None, Y]); }");
+  ASSERT_TRUE(some.module) << some.errors;
+  k = kinds(*some.module, "f");
+  EXPECT_EQ(count(k, "start:all_gather"), 1);
+  EXPECT_EQ(count(k, "start:reshard_exchange"), 0);
+  for (const InstrPtr& i : some.module->find("f")->body)
+    if (i->kind() == OpKind::start) {
+      EXPECT_EQ(i->axes_attr("axes"), (AxisList{1}));
+    }
+}
+
 // A slice that cuts a sharded dimension across blocks and narrows another cuts the other on each
 // block first: the gather moves [4, 4] blocks of x[0:8, 0:4], not [4, 64] ones.
 TEST(LowerToSpmd, ASliceNarrowsItsLocalDimsBeforeGathering) {
