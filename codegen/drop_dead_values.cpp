@@ -8,8 +8,11 @@
 namespace shardc::codegen {
 namespace {
 
-// A call stays too: its callee may hold collectives, which stay as written.
-bool removable(const Instr& instr) {
+// A call stays too: its callee may hold collectives, which stay as written. In a func the
+// collectives are the compiler's own (a reshard, a reduction over a sharded dimension), and
+// one whose result nobody reads goes as a local instruction does, on every device alike.
+bool removable(const Instr& instr, bool manual) {
+  if (op_class(instr.kind()) == OpClass::collective) return !manual;
   return op_class(instr.kind()) == OpClass::local && instr.kind() != OpKind::param && instr.kind() != OpKind::call;
 }
 
@@ -25,7 +28,7 @@ Module drop_dead_values(const Module& module) {
     for (std::size_t i = f.body.size(); i-- > 0;) {
       const Instr& instr = *f.body[i];
       const bool read = std::any_of(instr.outputs().begin(), instr.outputs().end(), [&](ValueId o) { return live[o]; });
-      if (!read && removable(instr)) continue;
+      if (!read && removable(instr, f.manual)) continue;
       keep[i] = true;
       for (ValueId in : instr.inputs()) live[in] = true;
     }

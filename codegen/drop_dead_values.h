@@ -7,9 +7,11 @@
 //   %1 = constant() {value=3}                  (removed: nothing reads %1)
 //   %3 = binary(%0, %0) {fn="mul"}
 //
-// Collectives stay even when nothing reads them: manual code keeps its collectives as written
-// (codegen/README.md), and their operands stay with them; so do calls, whose callees may hold
-// collectives. Parameter reads stay: they name the function's arguments.
+// In a shard_map, collectives stay even when nothing reads them: manual code keeps its
+// collectives as written (codegen/README.md), and their operands stay with them; so do calls,
+// whose callees may hold collectives. A func's collectives are the lowering's own (an unused
+// `reshard`, `sum` over a sharded dimension) and go when nothing reads them, as XLA drops them.
+// Parameter reads stay: they name the function's arguments.
 #pragma once
 
 #include "codegen/ir.h"

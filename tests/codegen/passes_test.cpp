@@ -505,6 +505,16 @@ TEST(DropDeadValues, ValuesNobodyReadsAreNotComputed) {
   EXPECT_EQ(count(k, "wait:psum"), 1);
 }
 
+// In a func the collectives are the lowering's own: an unused reshard and an unused sum over a
+// sharded dimension communicate nothing (they used to exchange and all-reduce all the same).
+TEST(DropDeadValues, AFuncsCollectivesNobodyReadsAreDropped) {
+  auto l = lower(std::string(kMesh) +
+                 "func f(a: f32[8@X, 16@Y]) -> f32[8@X, 16@Y] on g {\n"
+                 "  let everywhere = reshard(a, []);\n  let total = sum(a, axis=0);\n  return a * 2.0;\n}");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "constant", "binary"}));
+}
+
 // The position in f's body of its first instruction of one of `kinds` (a test failure if none).
 std::optional<std::size_t> first_of(const Function& f, std::initializer_list<OpKind> kinds) {
   for (std::size_t i = 0; i < f.body.size(); ++i)
