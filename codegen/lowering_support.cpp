@@ -1,6 +1,7 @@
 #include "codegen/lowering_support.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "frontend/internal_error.h"
 
@@ -67,12 +68,15 @@ ValueId emit_partial_sum_reduction(Function& out, ValueId current, const AxisLis
   std::vector<AxisList> after = from.spec;
   Attrs attrs = axes_attrs(partial);
   OpKind kind = OpKind::psum;
+  std::optional<std::size_t> scattered_dim;
   ValueId source = current;
   // Splits dimension d of `source`'s blocks further by `axes`, locally (take_piece: every
   // device of a reduction group keeps the same piece); `after` follows.
+  std::vector<AxisList> source_spec = from.spec;  // `source`'s: `after` may hold the scatter's already
   auto split_locally = [&](std::size_t d, const AxisList& axes) {
     after[d].insert(after[d].end(), axes.begin(), axes.end());
-    Value piece = with_spec(*out.mesh, out.values[static_cast<std::size_t>(source)], after);
+    source_spec[d].insert(source_spec[d].end(), axes.begin(), axes.end());
+    Value piece = with_spec(*out.mesh, out.values[static_cast<std::size_t>(source)], source_spec);
     piece.name.clear();
     const ValueId cut = out.add_value(piece);
     out.body.push_back(Instr::make(OpKind::take_piece, {source}, {cut},
@@ -101,14 +105,19 @@ ValueId emit_partial_sum_reduction(Function& out, ValueId current, const AxisLis
       after[d] = AxisList(t.begin(), scattered_end);
       attrs = {{"axes", added}, {"dim", static_cast<std::int64_t>(d)}, {"tiled", true}};
       kind = OpKind::psum_scatter;
+      scattered_dim = d;
       break;
     }
   }
-  // An all-reduce: the target's further splits by axes free to split are taken locally first,
-  // so that only the rows the device keeps are summed (out=[X, None] of a product contracted
-  // over Y, its operands replicated over X: half the bytes over Y).
-  if (kind == OpKind::psum) {
+  // The target's further splits by axes free to split are taken locally first, so that only the
+  // rows the device keeps are summed: for an all-reduce (out=[X, None] of a product contracted
+  // over Y, its operands replicated over X: half the bytes over Y), and for a reduce-scatter
+  // along the other dimensions (out=[X, Y] of a product contracted over X: the Y columns are
+  // cut before the scatter over X, half its bytes). The scattered dimension's later axes come
+  // after the scatter (the caller's reshard): cut first, they would order the blocks wrongly.
+  {
     for (std::size_t d = 0; d < target.size(); ++d) {
+      if (scattered_dim == d) continue;
       const AxisList& t = target[d];
       const AxisList& n = after[d];
       if (t.size() <= n.size() || !std::equal(n.begin(), n.end(), t.begin())) continue;

@@ -88,6 +88,18 @@ TEST(LowerEinsums, OutShardedReduceScatters) {
   EXPECT_EQ(count(k, "start:psum"), 0);
 }
 
+// out=[X, Y] of a product contracted over X: a reduce-scatter over X along the rows, and the
+// Y columns cut from each partial block before it, so the scatter moves [8, 4], not [8, 8].
+TEST(LowerEinsums, OtherDimsAreCutBeforeTheReduceScatter) {
+  auto l = lower("mesh g = [X: 2, Y: 2, Z: 2];\n"
+                 "func f(a: f32[8, 16@X], b: f32[16@X, 8]) -> f32[8@X, 8@Y] on g { return matmul(a, b, out=[X, Y]); }");
+  ASSERT_TRUE(l.module) << l.errors;
+  EXPECT_EQ(kinds(*l.module, "f"), (std::vector<std::string>{"param", "param", "einsum", "take_piece",
+                                                             "start:psum_scatter", "wait:psum_scatter"}));
+  const Function& f = *l.module->find("f");
+  EXPECT_EQ(f.values[static_cast<std::size_t>(f.body[4]->inputs()[0])].shape, (std::vector<std::int64_t>{8, 4}));
+}
+
 TEST(LowerEinsums, ContractingDimShardedOnOneSideIsGathered) {
   auto l = lower(std::string(kMesh) + "func f(a: f32[8, 16], b: f32[16@Y, 4]) -> f32[8, 4] on g { return a @ b; }");
   ASSERT_TRUE(l.module) << l.errors;
