@@ -536,6 +536,16 @@ std::string CppEmitter::statement(const Function& f, const Instr& instr) {
         for (std::size_t d = 2; d < instr.inputs().size(); ++d)
           starts += std::string(d > 2 ? ", " : "") + "p::to_index(" + in(d) + ")";
       }
+      if (instr.attrs().count("across_blocks")) {
+        // Starts are global along these dimensions: each device writes what falls in its block.
+        std::string dims = "{";
+        for (std::int64_t d : instr.ints_attr("across_blocks"))
+          dims += std::string(dims.size() > 1 ? ", " : "") + "{" + std::to_string(d) + ", " +
+                  int_text(x.global_shape.at(static_cast<std::size_t>(d))) + ", " +
+                  axes(f, x.spec.at(static_cast<std::size_t>(d))) + "}";
+        return def("p::dynamic_update_slice_across_blocks(dev, " + consume(0) + ", " + in(1) + ", " + starts + "}, " +
+                   dims + "})");
+      }
       return def("p::dynamic_update_slice(" + consume(0) + ", " + in(1) + ", " + starts + "})");
     }
     case OpKind::dynamic_index:
@@ -690,7 +700,7 @@ GeneratedFiles CppEmitter::emit() {
                   [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }, '?');
   ctx.set("source", source_in_comment);
   ctx.set("shardc_version", options_.shardc_version);
-  ctx.set("prelude_version", std::string("3"));
+  ctx.set("prelude_version", std::string("4"));  // shardgen_prelude.h's kVersion
 
   mu::data consts{mu::data::type::list};
   for (const check::ConstValue& c : cm.consts) {

@@ -461,6 +461,7 @@ class SpmdLowering {
     if (crosses_blocks(op)) {
       if (op.name == "split") return lower_split_as_slices(op);
       if (op.name == "slice" && lower_slice_cutting_local_dims_first(op)) return;
+      if (op.name == "dynamic_update_slice") return lower_update_across_blocks(op);
       if (op.name == "softmax" && lower_softmax_across_blocks(op)) return;
       if ((op.name == "reduce_argmax" || op.name == "reduce_argmin") && lower_arg_reduce_across_blocks(op)) return;
       return lower_replicated(op);
@@ -537,6 +538,20 @@ class SpmdLowering {
     second.attrs = {{"starts", starts}, {"limits", limits}, {"steps", steps}, {"squeezed", squeezed}};
     lower(second);  // gathers only the dimensions it cuts across blocks
     return true;
+  }
+
+  // A dynamic_update_slice whose window covers part of a sharded dimension (a KV-cache write at
+  // a runtime position): the update, which has the operand's sharding, is gathered along those
+  // dimensions, and each device writes the part of the window that falls in its own block of
+  // the operand (attribute across_blocks: the dimensions where starts are global). The operand
+  // stays where it is; gathering it would move the whole cache at every write.
+  void lower_update_across_blocks(const check::Op& op) {
+    const auto across = whole_dims(op);  // the sharded dimensions the window covers in part
+    std::vector<AxisList> update_spec = val(op.inputs[1]).spec;
+    for (std::int64_t d : *across) update_spec.at(static_cast<std::size_t>(d)).clear();
+    std::vector<ValueId> inputs = op.inputs;
+    inputs[1] = emit_reshard(f_, op.inputs[1], update_spec, op.range);
+    add(OpKind::dynamic_update_slice, op, {{"axis", op.attrs.at("axis")}, {"across_blocks", *across}}, inputs);
   }
 
   bool is_elementwise(const check::Op& op) const {

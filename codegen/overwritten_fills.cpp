@@ -46,6 +46,9 @@ const Instr* only_reader(const Function& f, const DefUse& u, ValueId v) {
 // counts from the end, then starts are clamped (as the runtime's dynamic_update_slice does).
 std::optional<std::vector<std::pair<std::int64_t, std::int64_t>>> written_box(const Function& f, const DefUse& u,
                                                                              const Instr& instr) {
+  // Along dimensions written across blocks each device writes what falls in its own block: no
+  // one box.
+  if (instr.attrs().count("across_blocks")) return std::nullopt;
   const auto& shape = f.values.at(static_cast<std::size_t>(instr.inputs()[0])).shape;
   const auto& update = f.values.at(static_cast<std::size_t>(instr.inputs()[1])).shape;
   if (update.size() != shape.size()) return std::nullopt;

@@ -36,7 +36,7 @@ namespace shardgen::prelude {
 
 // Generated code checks this at compile time: a header from another shardc version fails the
 // build instead of misbehaving. Bump it with any change of a helper's meaning or signature.
-inline constexpr int kVersion = 3;
+inline constexpr int kVersion = 4;
 
 using shard::DType;
 using shard::Shape;
@@ -223,6 +223,48 @@ inline Tensor dynamic_slice(const Tensor& x, const Shape& starts, Shape sizes) {
 inline Tensor dynamic_update_slice(Tensor x, const Tensor& update, const Shape& starts) {
   InDType u(update, x.dtype());
   k::dynamic_update_slice(out_view(x), in_view(*u), starts);
+  return x;
+}
+
+// A dimension of a block along which dynamic_update_slice_across_blocks' starts are global.
+struct BlockedDim {
+  int dim;
+  std::int64_t global_size;
+  shard::Axes axes;  // the dimension's sharding: block i of it is on the device of axis_index i
+};
+
+// dynamic_update_slice of the array whose block x is, along `blocked` dimensions where `update`
+// spans the window (gathered) and starts are global: each start is placed as lax's are (a
+// negative one counts from the end, then it is clamped so that the window fits the global
+// dimension), and the device writes the part of the window that falls in its block. Along the
+// other dimensions, as dynamic_update_slice.
+inline Tensor dynamic_update_slice_across_blocks(shard::Device& dev, Tensor x, const Tensor& update, Shape starts,
+                                                 const std::vector<BlockedDim>& blocked) {
+  auto placed = [](std::int64_t start, std::int64_t dim, std::int64_t size) {
+    return std::clamp<std::int64_t>(start < 0 ? start + dim : start, 0, dim - size);
+  };
+  InDType converted(update, x.dtype());
+  const Tensor& u = *converted;
+  k::MutView window = out_view(x);
+  k::View source = in_view(u);
+  std::vector<bool> is_blocked(static_cast<std::size_t>(x.rank()), false);
+  for (const BlockedDim& b : blocked) {
+    const std::int64_t size = u.dim(b.dim), block = x.dim(b.dim);
+    const std::int64_t start = placed(starts.at(static_cast<std::size_t>(b.dim)), b.global_size, size);
+    const std::int64_t local = start - dev.axis_index(b.axes) * block;  // in this block's coordinates
+    const std::int64_t first = std::max<std::int64_t>(local, 0), end = std::min(local + size, block);
+    if (end <= first) return x;  // no part of the window is here
+    window = window.sliced(b.dim, first, end - first);
+    source = source.sliced(b.dim, first - local, end - first);
+    is_blocked[static_cast<std::size_t>(b.dim)] = true;
+  }
+  for (int d = 0; d < x.rank(); ++d) {
+    if (is_blocked[static_cast<std::size_t>(d)]) continue;
+    const std::int64_t size = u.dim(d);
+    const std::int64_t start = placed(starts.at(static_cast<std::size_t>(d)), x.dim(d), size);
+    window = window.sliced(d, start, size);
+  }
+  k::copy(source, window);
   return x;
 }
 
