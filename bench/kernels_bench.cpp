@@ -6,12 +6,17 @@
 // ldb columns (read in place through strides, as a sharded einsum does), against
 // BM_BareOneDnn with the same descriptors executed directly. BM_MatmulBf16: bf16 operands.
 // BM_Normal: shard::random::normal.
+// BM_ReduceSum/<rows>/<cols>/<axis>: shard::kernels::reduce (sum) of an f32 [rows, cols] over one
+// axis, against BM_PlainSum, a plain loop summing the same bytes (the bound: one read of x).
+// BM_Iota/<n>: shard::kernels::iota of n i64 elements, against BM_PlainIota, a plain loop.
 #include <benchmark/benchmark.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
 #include <vector>
 
+#include "shard/kernels/data_movement.h"
 #include "shard/kernels/matmul.h"
+#include "shard/kernels/reduce.h"
 #include "shard/random.h"
 
 namespace {
@@ -94,10 +99,59 @@ void BM_Normal(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 
+void BM_ReduceSum(benchmark::State& state) {
+  const std::int64_t rows = state.range(0), cols = state.range(1);
+  const int axis = static_cast<int>(state.range(2));
+  std::vector<float> x(static_cast<std::size_t>(rows * cols), 1.0f);
+  std::vector<float> out(static_cast<std::size_t>(axis == 0 ? cols : rows));
+  sk::Context ctx;
+  for (auto _ : state) {
+    sk::reduce(ctx, sk::ReduceOp::sum, sk::View::contiguous(x.data(), DType::f32, {rows, cols}), {axis},
+               sk::MutView::contiguous(out.data(), DType::f32, {static_cast<std::int64_t>(out.size())}));
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(state.iterations() * rows * cols * 4);
+}
+
+void BM_PlainSum(benchmark::State& state) {
+  const std::int64_t n = state.range(0) * state.range(1);
+  std::vector<float> x(static_cast<std::size_t>(n), 1.0f);
+  for (auto _ : state) {
+    double total = 0;
+    for (float v : x) total += v;
+    benchmark::DoNotOptimize(total);
+  }
+  state.SetBytesProcessed(state.iterations() * n * 4);
+}
+
+void BM_Iota(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  std::vector<std::int64_t> out(static_cast<std::size_t>(n));
+  for (auto _ : state) {
+    sk::iota(sk::MutView::contiguous(out.data(), DType::i64, {n}), 0);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(state.iterations() * n * 8);
+}
+
+void BM_PlainIota(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  std::vector<std::int64_t> out(static_cast<std::size_t>(n));
+  for (auto _ : state) {
+    for (std::int64_t i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = i;
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetBytesProcessed(state.iterations() * n * 8);
+}
+
 BENCHMARK(BM_Matmul)->Apply(matmul_shapes)->MeasureProcessCPUTime()->UseRealTime();
 BENCHMARK(BM_MatmulBf16)->Args({2, 1024, 8192})->Args({8, 2048, 8192})->Args({256, 1024, 1024})->MeasureProcessCPUTime()->UseRealTime();
 BENCHMARK(BM_BareOneDnn)->Apply(matmul_shapes)->MeasureProcessCPUTime()->UseRealTime();
 BENCHMARK(BM_Normal)->Arg(1 << 20);
+BENCHMARK(BM_ReduceSum)->Args({1024, 1024, 0})->Args({1024, 1024, 1})->Args({65536, 4, 1})->Args({65536, 64, 0});
+BENCHMARK(BM_PlainSum)->Args({1024, 1024})->Args({65536, 4})->Args({65536, 64});
+BENCHMARK(BM_Iota)->Arg(1 << 20);
+BENCHMARK(BM_PlainIota)->Arg(1 << 20);
 
 }  // namespace
 

@@ -541,9 +541,6 @@ inline BlockPlace place(shard::Device& dev, const Shape& global, const std::vect
 inline Tensor arange(shard::Device& dev, DType dtype, double start, double step, std::int64_t global,
                      const std::vector<shard::DimAxes>& spec) {
   BlockPlace p = place(dev, {global}, spec);
-  Tensor idx = Tensor::uninitialized(DType::i64, p.shape);
-  k::iota(out_view(idx), 0);
-  std::int64_t* ip = idx.as<std::int64_t>();
   const bool integral = shard::is_integer(dtype);  // NumPy's integer fill (shard::arange_int_fill)
   Tensor out = Tensor::uninitialized(integral ? DType::i64 : DType::f32, p.shape);
   // A float array is filled as NumPy fills it (shard::arange_fill), from its first two elements
@@ -555,8 +552,8 @@ inline Tensor arange(shard::Device& dev, DType dtype, double start, double step,
     return f;
   };
   const float first = stored(start), second = stored(start + step);
-  for (std::int64_t i = 0; i < idx.numel(); ++i) {
-    std::int64_t g = ip[i] + p.offset[0];
+  for (std::int64_t i = 0; i < out.numel(); ++i) {
+    const std::int64_t g = i + p.offset[0];  // the element's global index
     if (integral) out.as<std::int64_t>()[i] = shard::arange_int_fill(start, step, g);
     else if (shard::is_floating(dtype)) out.as<float>()[i] = g == 0 ? first : g == 1 ? second : shard::arange_fill(first, second, g);
     else out.as<float>()[i] = static_cast<float>(start + static_cast<double>(g) * step);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "checks.h"
 #include "conversions.h"
@@ -120,8 +121,15 @@ void fill_int(const MutView& dst, std::int64_t value) {
 void iota(const MutView& dst, int axis) {
   detail::check_view(dst, "iota", "destination");
   const int ax = detail::normalize_axis(axis, dst.rank(), "iota");
-  // Fill each index along the axis as one constant slice.
-  for (std::int64_t i = 0; i < dst.shape[static_cast<std::size_t>(ax)]; ++i) fill_int(dst.sliced(ax, i, 1), i);
+  // 0, 1, ..., n - 1 once, read through a view that repeats it along the other dimensions
+  // (stride 0) and copied with the dtype's conversion: one pass over dst. (Filling one constant
+  // slice per index cost a call with its checks per element of a 1-D arange: 150 ms for 1M.)
+  const std::int64_t n = dst.shape[static_cast<std::size_t>(ax)];
+  std::vector<std::int64_t> indices(static_cast<std::size_t>(n));
+  std::iota(indices.begin(), indices.end(), std::int64_t{0});
+  Shape strides(dst.shape.size(), 0);
+  strides[static_cast<std::size_t>(ax)] = 1;
+  copy(View{indices.data(), DType::i64, dst.shape, std::move(strides)}, dst);
 }
 
 void dynamic_slice(const View& src, const std::vector<std::int64_t>& starts, const MutView& dst) {

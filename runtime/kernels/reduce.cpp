@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <vector>
 
 #include "checks.h"
 #include "element_types.h"
@@ -96,6 +98,62 @@ Acc fold_block(const View& x, const Split& s, std::int64_t x_offset, Acc acc, St
   return acc;
 }
 
+// A dense x whose reduced axes are one run (size-1 axes count either way) read as [A, R, B]:
+// the kept axes before the run, the run, the kept axes after it.
+struct Run {
+  std::int64_t outer, reduced, inner;
+};
+std::optional<Run> reduced_run(const View& x, const Split& s, const MutView& out) {
+  if (!x.is_row_major() || !out.is_row_major()) return std::nullopt;
+  std::optional<std::size_t> first, last;
+  for (std::size_t d = 0; d < x.shape.size(); ++d)
+    if (s.reduced[d] && x.shape[d] != 1) {
+      if (!first) first = d;
+      last = d;
+    }
+  if (!first) return std::nullopt;
+  Run r{1, 1, 1};
+  for (std::size_t d = 0; d < x.shape.size(); ++d) {
+    if (d >= *first && d <= *last) {
+      if (!s.reduced[d] && x.shape[d] != 1) return std::nullopt;  // a kept axis inside the run
+      r.reduced *= x.shape[d];
+    } else {
+      (d < *first ? r.outer : r.inner) *= x.shape[d];
+    }
+  }
+  return r;
+}
+
+// Calls finish(fold, output element) for every output element, fold being step folded over its
+// reduced elements in row-major order from init. Where the reduced axes are one run of a dense
+// x, rows are accumulated whole: the elements the kept inner axes hold side by side are read
+// side by side (a sum over axis 0 walked each column at the row stride before, 16-74x slower
+// than this), and a short run costs no loop set-up per output. Either way each output folds
+// the same elements in the same order, so results do not depend on the path.
+template <typename T, typename Acc, typename Step, typename Finish>
+void fold_outputs(const View& x, const Split& s, const MutView& out, Acc init, Step step, Finish finish) {
+  using S = typename T::Stored;
+  if (const auto run = reduced_run(x, s, out)) {
+    const auto* base = static_cast<const S*>(x.data);
+    auto* o = static_cast<char*>(out.data);
+    const auto esize = static_cast<std::int64_t>(dtype_size(out.dtype));
+    std::vector<Acc> acc(static_cast<std::size_t>(run->inner));
+    for (std::int64_t a = 0; a < run->outer; ++a) {
+      std::fill(acc.begin(), acc.end(), init);
+      const S* block = base + a * run->reduced * run->inner;
+      for (std::int64_t r = 0; r < run->reduced; ++r) {
+        const S* row = block + r * run->inner;
+        for (std::int64_t b = 0; b < run->inner; ++b)
+          acc[static_cast<std::size_t>(b)] = step(acc[static_cast<std::size_t>(b)], T::load(row[b]));
+      }
+      for (std::int64_t b = 0; b < run->inner; ++b)
+        finish(acc[static_cast<std::size_t>(b)], o + (a * run->inner + b) * esize);
+    }
+    return;
+  }
+  for_each_output(s, out, [&](std::int64_t off, char* o) { finish(fold_block<T>(x, s, off, init, step), o); });
+}
+
 template <typename Out>
 void store_as(char* p, typename Out::Math v) {
   *reinterpret_cast<typename Out::Stored*>(p) = Out::store(v);
@@ -127,15 +185,14 @@ void reduce_typed(ReduceOp op, const View& x, const Split& s, const MutView& out
         // partial results stay f32 until the collective has combined them (as jnp.sum's do).
         if (op != ReduceOp::mean && !(x.dtype != DType::f32 && out.dtype == DType::f32))
           detail::check_same_dtype(x.dtype, out.dtype, name);
-        for_each_output(s, out, [&](std::int64_t off, char* o) {
-          double r = op == ReduceOp::prod
-                         ? fold_block<T>(x, s, off, 1.0, [](double a, M v) { return a * v; })
-                         : fold_block<T>(x, s, off, 0.0, [](double a, M v) { return a + v; });
-          // mean divides the sum rounded to f32, in f32 (jnp.mean's computation dtype; the
-          // evaluator does the same), so a sum beyond f32's range is inf whatever the count.
+        // mean divides the sum rounded to f32, in f32 (jnp.mean's computation dtype; the
+        // evaluator does the same), so a sum beyond f32's range is inf whatever the count.
+        auto finish = [&](double r, char* o) {
           if (op == ReduceOp::mean) r = static_cast<float>(r) / static_cast<float>(count);
           store_double(out.dtype, o, r);
-        });
+        };
+        if (op == ReduceOp::prod) fold_outputs<T>(x, s, out, 1.0, [](double a, M v) { return a * v; }, finish);
+        else fold_outputs<T>(x, s, out, 0.0, [](double a, M v) { return a + v; }, finish);
         return;
       }
       case ReduceOp::max:
@@ -143,11 +200,9 @@ void reduce_typed(ReduceOp op, const View& x, const Split& s, const MutView& out
         detail::check_same_dtype(x.dtype, out.dtype, name);
         const bool is_max = op == ReduceOp::max;
         const M init = is_max ? -std::numeric_limits<M>::infinity() : std::numeric_limits<M>::infinity();
-        for_each_output(s, out, [&](std::int64_t off, char* o) {
-          const M r = is_max ? fold_block<T>(x, s, off, init, detail::float_max_value)
-                             : fold_block<T>(x, s, off, init, detail::float_min_value);
-          store_as<T>(o, r);
-        });
+        auto finish = [](M r, char* o) { store_as<T>(o, r); };
+        if (is_max) fold_outputs<T>(x, s, out, init, detail::float_max_value, finish);
+        else fold_outputs<T>(x, s, out, init, detail::float_min_value, finish);
         return;
       }
     }
@@ -155,11 +210,9 @@ void reduce_typed(ReduceOp op, const View& x, const Split& s, const MutView& out
     // Integers and bool: sums and products wrap in the result's integer type.
     if (op == ReduceOp::mean) {
       // jnp.mean converts the integers to f32 first (16777217 counts as 16777216), then sums.
-      for_each_output(s, out, [&](std::int64_t off, char* o) {
-        const double r = fold_block<T>(x, s, off, 0.0,
-                                       [](double a, M v) { return a + static_cast<double>(static_cast<float>(v)); });
-        store_double(out.dtype, o, static_cast<float>(r) / static_cast<float>(count));
-      });
+      fold_outputs<T>(
+          x, s, out, 0.0, [](double a, M v) { return a + static_cast<double>(static_cast<float>(v)); },
+          [&](double r, char* o) { store_double(out.dtype, o, static_cast<float>(r) / static_cast<float>(count)); });
       return;
     }
     if (op == ReduceOp::sum || op == ReduceOp::prod) {
@@ -171,17 +224,18 @@ void reduce_typed(ReduceOp op, const View& x, const Split& s, const MutView& out
       }
       if (!from_bool) detail::check_same_dtype(x.dtype, out.dtype, name);
       const std::uint64_t init = op == ReduceOp::sum ? 0u : 1u;
-      for_each_output(s, out, [&](std::int64_t off, char* o) {
-        const std::uint64_t r = op == ReduceOp::sum
-            ? fold_block<T>(x, s, off, init, [](std::uint64_t a, M v) { return a + static_cast<std::uint64_t>(v); })
-            : fold_block<T>(x, s, off, init, [](std::uint64_t a, M v) { return a * static_cast<std::uint64_t>(v); });
-        // The low bits of a 64-bit wrapping sum are the wrapping sum in any narrower type.
+      // The low bits of a 64-bit wrapping sum are the wrapping sum in any narrower type.
+      auto finish = [&](std::uint64_t r, char* o) {
         if (out.dtype == DType::i32) {
           *reinterpret_cast<std::int32_t*>(o) = static_cast<std::int32_t>(static_cast<std::uint32_t>(r));
         } else {
           *reinterpret_cast<std::int64_t*>(o) = static_cast<std::int64_t>(r);
         }
-      });
+      };
+      if (op == ReduceOp::sum)
+        fold_outputs<T>(x, s, out, init, [](std::uint64_t a, M v) { return a + static_cast<std::uint64_t>(v); }, finish);
+      else
+        fold_outputs<T>(x, s, out, init, [](std::uint64_t a, M v) { return a * static_cast<std::uint64_t>(v); }, finish);
       return;
     }
     detail::check_same_dtype(x.dtype, out.dtype, name);
@@ -192,15 +246,17 @@ void reduce_typed(ReduceOp op, const View& x, const Split& s, const MutView& out
     } else {
       init = is_max ? std::numeric_limits<M>::min() : std::numeric_limits<M>::max();
     }
-    for_each_output(s, out, [&](std::int64_t off, char* o) {
-      const M r = is_max ? fold_block<T>(x, s, off, init, [](M a, M v) { return v > a ? v : a; })
-                         : fold_block<T>(x, s, off, init, [](M a, M v) { return v < a ? v : a; });
-      store_as<T>(o, r);
-    });
+    auto finish = [](M r, char* o) { store_as<T>(o, r); };
+    if (is_max) fold_outputs<T>(x, s, out, init, [](M a, M v) { return v > a ? v : a; }, finish);
+    else fold_outputs<T>(x, s, out, init, [](M a, M v) { return v < a ? v : a; }, finish);
   }
 }
 
-// f32 sum/mean of a dense array into a dense result: oneDNN's reduction primitive.
+// The shortest trailing run of reduced elements per output that oneDNN sums faster than the loop.
+constexpr std::int64_t kOneDnnMinReducedRun = 256;
+
+// f32 sum/mean of a dense array over its trailing axes into a dense result: oneDNN's reduction
+// primitive.
 bool try_onednn_reduce(Context& ctx, ReduceOp op, const View& x, const Split& s, const MutView& out) {
   if ((op != ReduceOp::sum && op != ReduceOp::mean) || x.dtype != DType::f32 || out.dtype != DType::f32 ||
       x.size() < kOneDnnMinElements || !x.is_row_major() || !out.is_row_major() || s.reduced_shape.empty() ||
@@ -209,7 +265,11 @@ bool try_onednn_reduce(Context& ctx, ReduceOp op, const View& x, const Split& s,
   }
   // Reducing only dimensions of size 1 leaves the shape as it is, and oneDNN 2.6 refuses such a
   // reduction descriptor (one row per device of a data-parallel sum): the loop copies instead.
-  if (std::all_of(s.reduced_shape.begin(), s.reduced_shape.end(), [](std::int64_t n) { return n == 1; })) return false;
+  // And oneDNN 2.6 is fast only over long trailing runs: other reductions take its reference
+  // code (a sum over axis 0 of [1024, 1024]: 20 ms against 0.4 ms in the loop) and short rows
+  // its per-row overhead ([65536, 4] over axis 1: 9.4 ms against 0.1 ms).
+  const auto run = reduced_run(x, s, out);
+  if (!run || run->inner != 1 || run->reduced < kOneDnnMinReducedRun) return false;
   using dnnl::memory;
   const memory::dims src_dims(x.shape.begin(), x.shape.end());
   const memory::dims dst_dims(s.keepdims_shape.begin(), s.keepdims_shape.end());
