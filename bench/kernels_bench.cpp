@@ -9,6 +9,7 @@
 // BM_ReduceSum/<rows>/<cols>/<axis>: shard::kernels::reduce (sum) of an f32 [rows, cols] over one
 // axis, against BM_PlainSum, a plain loop summing the same bytes (the bound: one read of x).
 // BM_Iota/<n>: shard::kernels::iota of n i64 elements, against BM_PlainIota, a plain loop.
+// BM_Softmax/<rows>/<cols>/<axis>: shard::kernels::softmax of an f32 [rows, cols] along one axis.
 #include <benchmark/benchmark.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -144,6 +145,20 @@ void BM_PlainIota(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * n * 8);
 }
 
+void BM_Softmax(benchmark::State& state) {
+  const std::int64_t rows = state.range(0), cols = state.range(1);
+  const int axis = static_cast<int>(state.range(2));
+  std::vector<float> x(static_cast<std::size_t>(rows * cols)), y(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 17) * 0.25f;
+  sk::Context ctx;
+  for (auto _ : state) {
+    sk::softmax(ctx, sk::View::contiguous(x.data(), DType::f32, {rows, cols}), axis,
+                sk::MutView::contiguous(y.data(), DType::f32, {rows, cols}));
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetBytesProcessed(state.iterations() * rows * cols * 4);
+}
+
 BENCHMARK(BM_Matmul)->Apply(matmul_shapes)->MeasureProcessCPUTime()->UseRealTime();
 BENCHMARK(BM_MatmulBf16)->Args({2, 1024, 8192})->Args({8, 2048, 8192})->Args({256, 1024, 1024})->MeasureProcessCPUTime()->UseRealTime();
 BENCHMARK(BM_BareOneDnn)->Apply(matmul_shapes)->MeasureProcessCPUTime()->UseRealTime();
@@ -152,6 +167,7 @@ BENCHMARK(BM_ReduceSum)->Args({1024, 1024, 0})->Args({1024, 1024, 1})->Args({655
 BENCHMARK(BM_PlainSum)->Args({1024, 1024})->Args({65536, 4})->Args({65536, 64});
 BENCHMARK(BM_Iota)->Arg(1 << 20);
 BENCHMARK(BM_PlainIota)->Arg(1 << 20);
+BENCHMARK(BM_Softmax)->Args({1024, 1024, 0})->Args({1024, 1024, 1});
 
 }  // namespace
 

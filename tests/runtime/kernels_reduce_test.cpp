@@ -252,6 +252,34 @@ TEST(KernelsReduce, SoftmaxMatchesItsDefinitionOnBothPaths) {
   EXPECT_THROW(sk::softmax(ctx, i.view(), 0, o.mut()), shard::ArgumentError);
 }
 
+// Softmax along a dimension with others after it walks every column of a dense block at once,
+// row by row; a strided view of the same values takes the per-row walk. Both take each
+// column's steps in the same order: the results are bitwise equal, a NaN's column included.
+TEST(KernelsReduce, SoftmaxColumnsAtATimeEqualThePerRowWalkBitwise) {
+  std::mt19937 rng(22);
+  sk::Context ctx;
+  for (DType dtype : {DType::f32, DType::bf16}) {
+    Array x(dtype, {40, 30});
+    kt::randomize(x, rng, -4, 4);
+    x.set(5 * 30 + 7, std::nan(""));  // column 7 is NaN throughout the result
+    Array xt(dtype, {30, 40});
+    for (std::int64_t i = 0; i < 40; ++i)
+      for (std::int64_t j = 0; j < 30; ++j) xt.set(j * 40 + i, x.get(i * 30 + j));
+    Array dense(dtype, {40, 30}), walkedt(dtype, {30, 40});
+    sk::softmax(ctx, x.view(), 0, dense.mut());
+    sk::softmax(ctx, xt.view().permuted({1, 0}), 0, walkedt.mut().permuted({1, 0}));
+    for (std::int64_t i = 0; i < 40; ++i)
+      for (std::int64_t j = 0; j < 30; ++j) {
+        const double a = dense.get(i * 30 + j), b = walkedt.get(j * 40 + i);
+        if (j == 7) {
+          ASSERT_TRUE(std::isnan(a) && std::isnan(b)) << i;
+        } else {
+          ASSERT_EQ(a, b) << shard::dtype_name(dtype) << " " << i << ", " << j;
+        }
+      }
+  }
+}
+
 TEST(KernelsReduce, SoftmaxSpreadsNanAndInfinityOverTheRowLikeJax) {
   // jax.nn.softmax: a NaN row is all NaN; a row holding +inf is all NaN (inf - inf); a row of
   // -inf is all NaN. Large rows would go to oneDNN, which gets these wrong: they must not.
