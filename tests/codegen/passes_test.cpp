@@ -55,6 +55,17 @@ int count(const std::vector<std::string>& ks, const std::string& k) {
   return static_cast<int>(std::count(ks.begin(), ks.end(), k));
 }
 
+// That f communicates by `gathers` all_gathers, each over `axes`, and nothing else.
+void expect_only_gathers(const Lowered& l, int gathers, const AxisList& axes) {
+  const auto k = kinds(*l.module, "f");
+  EXPECT_EQ(count(k, "start:all_gather"), gathers);
+  EXPECT_EQ(count(k, "start:reshard_exchange") + count(k, "start:all_to_all") + count(k, "start:psum"), 0);
+  for (const InstrPtr& i : l.module->find("f")->body)
+    if (i->kind() == OpKind::start) {
+      EXPECT_EQ(i->axes_attr("axes"), axes);
+    }
+}
+
 const char* kMesh = "mesh g = [X: 2, Y: 4];\n";
 
 TEST(LowerEinsums, OutReplicatedAllReducesThePartialSums) {
@@ -239,19 +250,14 @@ TEST(LowerToSpmd, WorkingAlongAShardedDimGathersOnlyThatDim) {
 }
 
 // A dynamic window cutting the X-sharded rows gathers the rows only: the Y blocks, which the
-// window spans whole, stay where they are.
+// window spans whole, stay where they are. An update of such a window gathers only the update:
+// each device writes what falls in its block.
 TEST(LowerToSpmd, ADynamicWindowGathersOnlyTheDimsItCuts) {
   auto l = lower(std::string(kMesh) +
                  "func f(s: i32[], a: f32[8@X, 16@Y], u: f32[4@X, 16@Y]) -> (f32[4@X, 16@Y], f32[8@X, 16@Y]) on g {\n"
                  "  return (dynamic_slice(a, s, 4, axis=0), dynamic_update_slice(a, u, (s, 0)));\n}");
   ASSERT_TRUE(l.module) << l.errors;
-  auto k = kinds(*l.module, "f");
-  EXPECT_EQ(count(k, "start:all_gather"), 2);  // a's rows (once, for both) and u's
-  EXPECT_EQ(count(k, "start:reshard_exchange"), 0);
-  for (const InstrPtr& i : l.module->find("f")->body)
-    if (i->kind() == OpKind::start) {
-      EXPECT_EQ(i->axes_attr("axes"), (AxisList{0}));
-    }
+  expect_only_gathers(l, 2, AxisList{0});  // a's rows for the slice, u's for the update
 }
 
 // A split along a sharded dimension gathers that dimension only, once for all its parts, as a
@@ -261,13 +267,7 @@ TEST(LowerToSpmd, ASplitAlongAShardedDimGathersOnlyThatDim) {
                  "func f(a: f32[8@X, 16@Y]) -> (f32[4@X, 16@Y], f32[4@X, 16@Y]) on g {\n"
                  "  let (p, q) = split(a, 2, axis=0);\n  return (p, q);\n}");
   ASSERT_TRUE(l.module) << l.errors;
-  auto k = kinds(*l.module, "f");
-  EXPECT_EQ(count(k, "start:all_gather"), 1);
-  EXPECT_EQ(count(k, "start:reshard_exchange"), 0);
-  for (const InstrPtr& i : l.module->find("f")->body)
-    if (i->kind() == OpKind::start) {
-      EXPECT_EQ(i->axes_attr("axes"), (AxisList{0}));
-    }
+  expect_only_gathers(l, 1, AxisList{0});
 }
 
 // A reshape group whose result blocks are not contiguous runs is reshaped whole; the groups
@@ -283,13 +283,7 @@ TEST(LowerToSpmd, AReshapeGathersOnlyTheGroupsItReshapesWhole) {
   auto some = lower("mesh g = [X: 2, Y: 2];\n"
                     "func f(a: f32[8@X, 4, 6@Y]) -> f32[8@X, 2, 12@Y] on g { return reshape(a, (8, 2, 12), out=[X, None, Y]); }");
   ASSERT_TRUE(some.module) << some.errors;
-  k = kinds(*some.module, "f");
-  EXPECT_EQ(count(k, "start:all_gather"), 1);
-  EXPECT_EQ(count(k, "start:reshard_exchange"), 0);
-  for (const InstrPtr& i : some.module->find("f")->body)
-    if (i->kind() == OpKind::start) {
-      EXPECT_EQ(i->axes_attr("axes"), (AxisList{1}));
-    }
+  expect_only_gathers(some, 1, AxisList{1});
 }
 
 // A slice that cuts a sharded dimension across blocks and narrows another cuts the other on each
