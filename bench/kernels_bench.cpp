@@ -10,12 +10,14 @@
 // axis, against BM_PlainSum, a plain loop summing the same bytes (the bound: one read of x).
 // BM_Iota/<n>: shard::kernels::iota of n i64 elements, against BM_PlainIota, a plain loop.
 // BM_Softmax/<rows>/<cols>/<axis>: shard::kernels::softmax of an f32 [rows, cols] along one axis.
+// BM_Gelu/<n>, BM_Tanh/<n>: shard::kernels::unary of n f32 elements (tanh: oneDNN's eltwise).
 #include <benchmark/benchmark.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
 #include <vector>
 
 #include "shard/kernels/data_movement.h"
+#include "shard/kernels/elementwise.h"
 #include "shard/kernels/matmul.h"
 #include "shard/kernels/reduce.h"
 #include "shard/random.h"
@@ -159,6 +161,20 @@ void BM_Softmax(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * rows * cols * 4);
 }
 
+void unary_rows(benchmark::State& state, sk::UnaryOp op) {
+  const std::int64_t n = state.range(0);
+  std::vector<float> x(static_cast<std::size_t>(n)), y(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 97) * 0.0625f - 3.0f;
+  sk::Context ctx;
+  for (auto _ : state) {
+    sk::unary(ctx, op, sk::View::contiguous(x.data(), DType::f32, {n}), sk::MutView::contiguous(y.data(), DType::f32, {n}));
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetBytesProcessed(state.iterations() * n * 4);
+}
+void BM_Gelu(benchmark::State& state) { unary_rows(state, sk::UnaryOp::gelu); }
+void BM_Tanh(benchmark::State& state) { unary_rows(state, sk::UnaryOp::tanh); }
+
 BENCHMARK(BM_Matmul)->Apply(matmul_shapes)->MeasureProcessCPUTime()->UseRealTime();
 BENCHMARK(BM_MatmulBf16)->Args({2, 1024, 8192})->Args({8, 2048, 8192})->Args({256, 1024, 1024})->MeasureProcessCPUTime()->UseRealTime();
 BENCHMARK(BM_BareOneDnn)->Apply(matmul_shapes)->MeasureProcessCPUTime()->UseRealTime();
@@ -168,6 +184,8 @@ BENCHMARK(BM_PlainSum)->Args({1024, 1024})->Args({65536, 4})->Args({65536, 64});
 BENCHMARK(BM_Iota)->Arg(1 << 20);
 BENCHMARK(BM_PlainIota)->Arg(1 << 20);
 BENCHMARK(BM_Softmax)->Args({1024, 1024, 0})->Args({1024, 1024, 1});
+BENCHMARK(BM_Gelu)->Arg(1 << 18);
+BENCHMARK(BM_Tanh)->Arg(1 << 18);
 
 }  // namespace
 
