@@ -11,9 +11,12 @@
 // BM_Iota/<n>: shard::kernels::iota of n i64 elements, against BM_PlainIota, a plain loop.
 // BM_Softmax/<rows>/<cols>/<axis>: shard::kernels::softmax of an f32 [rows, cols] along one axis.
 // BM_Gelu/<n>, BM_Tanh/<n>: shard::kernels::unary of n f32 elements (tanh: oneDNN's eltwise).
+// BM_Transpose/<n>: shard::kernels::transpose of an f32 [n, n], against BM_Copy/<n>, a copy of
+// the same bytes (std::memcpy).
 #include <benchmark/benchmark.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
+#include <cstring>
 #include <vector>
 
 #include "shard/kernels/data_movement.h"
@@ -175,6 +178,27 @@ void unary_rows(benchmark::State& state, sk::UnaryOp op) {
 void BM_Gelu(benchmark::State& state) { unary_rows(state, sk::UnaryOp::gelu); }
 void BM_Tanh(benchmark::State& state) { unary_rows(state, sk::UnaryOp::tanh); }
 
+void BM_Transpose(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  std::vector<float> x(static_cast<std::size_t>(n * n), 1.0f), y(x.size());
+  for (auto _ : state) {
+    sk::transpose(sk::View::contiguous(x.data(), DType::f32, {n, n}), {1, 0},
+                  sk::MutView::contiguous(y.data(), DType::f32, {n, n}));
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetBytesProcessed(state.iterations() * n * n * 4);
+}
+
+void BM_Copy(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  std::vector<float> x(static_cast<std::size_t>(n * n), 1.0f), y(x.size());
+  for (auto _ : state) {
+    std::memcpy(y.data(), x.data(), x.size() * sizeof(float));
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetBytesProcessed(state.iterations() * n * n * 4);
+}
+
 BENCHMARK(BM_Matmul)->Apply(matmul_shapes)->MeasureProcessCPUTime()->UseRealTime();
 BENCHMARK(BM_MatmulBf16)->Args({2, 1024, 8192})->Args({8, 2048, 8192})->Args({256, 1024, 1024})->MeasureProcessCPUTime()->UseRealTime();
 BENCHMARK(BM_BareOneDnn)->Apply(matmul_shapes)->MeasureProcessCPUTime()->UseRealTime();
@@ -186,6 +210,8 @@ BENCHMARK(BM_PlainIota)->Arg(1 << 20);
 BENCHMARK(BM_Softmax)->Args({1024, 1024, 0})->Args({1024, 1024, 1});
 BENCHMARK(BM_Gelu)->Arg(1 << 18);
 BENCHMARK(BM_Tanh)->Arg(1 << 18);
+BENCHMARK(BM_Transpose)->Arg(1024)->Arg(2048);
+BENCHMARK(BM_Copy)->Arg(1024)->Arg(2048);
 
 }  // namespace
 

@@ -66,6 +66,66 @@ void check_starts(const Shape& operand, const Shape& sizes, const std::vector<st
 
 }  // namespace
 
+namespace {
+
+// A same-dtype copy into a dense dst from a src whose elements along dst's last dimension are
+// apart and along another dimension p side by side (a transpose): walked in 32 x 32 tiles of the
+// (p, last) plane, so that each tile's source lines stay in cache while its destination rows are
+// written. Element by element at the source's stride, a [1024, 1024] f32 transpose took 8x a
+// oneDNN reorder. False when src and dst are not laid out so.
+template <typename E>
+bool copy_in_tiles(const View& src, const MutView& dst) {
+  const std::size_t rank = dst.shape.size();
+  if (rank < 2 || !dst.is_row_major() || src.strides[rank - 1] == 1 || dst.shape[rank - 1] < 32) return false;
+  std::size_t p = rank;
+  for (std::size_t d = 0; d + 1 < rank; ++d)
+    if (src.strides[d] == 1 && dst.shape[d] >= 32) p = d;
+  if (p == rank) return false;
+  constexpr std::int64_t kTile = 32;
+  const Shape dst_strides = row_major_strides(dst.shape);
+  const std::int64_t rows = dst.shape[p], cols = dst.shape[rank - 1];
+  const std::int64_t dst_row = dst_strides[p], src_col = src.strides[rank - 1];
+  const auto* in = static_cast<const E*>(src.data);
+  auto* out = static_cast<E*>(dst.data);
+  // Every index of the other dimensions (all but p and the last), as an odometer.
+  Shape index(rank, 0);
+  while (true) {
+    std::int64_t in_base = 0, out_base = 0;
+    for (std::size_t d = 0; d + 1 < rank; ++d) {
+      in_base += index[d] * src.strides[d];
+      out_base += index[d] * dst_strides[d];
+    }
+    for (std::int64_t r0 = 0; r0 < rows; r0 += kTile)
+      for (std::int64_t c0 = 0; c0 < cols; c0 += kTile) {
+        const std::int64_t r_end = std::min(rows, r0 + kTile), c_end = std::min(cols, c0 + kTile);
+        for (std::int64_t r = r0; r < r_end; ++r) {
+          E* o = out + out_base + r * dst_row;
+          const E* i = in + in_base + r;
+          for (std::int64_t c = c0; c < c_end; ++c) o[c] = i[c * src_col];
+        }
+      }
+    std::size_t d = rank - 1;  // advance the odometer over the dimensions other than p and last
+    while (d-- > 0) {
+      if (d == p) continue;
+      if (++index[d] < dst.shape[d]) break;
+      index[d] = 0;
+    }
+    if (d == static_cast<std::size_t>(-1)) return true;
+  }
+}
+
+bool copy_in_tiles_any(const View& src, const MutView& dst) {
+  switch (dtype_size(dst.dtype)) {
+    case 1: return copy_in_tiles<std::uint8_t>(src, dst);
+    case 2: return copy_in_tiles<std::uint16_t>(src, dst);
+    case 4: return copy_in_tiles<std::uint32_t>(src, dst);
+    case 8: return copy_in_tiles<std::uint64_t>(src, dst);
+    default: return false;
+  }
+}
+
+}  // namespace
+
 void copy(const View& src, const MutView& dst) {
   detail::check_view(src, "copy", "source");
   detail::check_output(dst, "copy");
@@ -76,6 +136,7 @@ void copy(const View& src, const MutView& dst) {
     std::memmove(dst.data, src.data, static_cast<std::size_t>(dst.size()) * dtype_size(dst.dtype));
     return;
   }
+  if (src.dtype == dst.dtype && copy_in_tiles_any(src, dst)) return;
   detail::dispatch(src.dtype, [&](auto from) {
     detail::dispatch(dst.dtype, [&](auto to) { convert_loop<decltype(from), decltype(to)>(src, dst); });
   });

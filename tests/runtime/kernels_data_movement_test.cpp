@@ -65,6 +65,35 @@ TEST(KernelsDataMovement, TransposeAndStridedCopy) {
   EXPECT_THROW(a.view().sliced(1, 2, 2), shard::ShapeError);
 }
 
+// Transposes big enough for the tiled copy (a plane of at least 32 x 32 whose source lines are
+// apart along the last dimension), of every element size, sizes that are not multiples of the
+// tile, every permutation of a 3-D array, and a 2-D iota along axis 0 (read from a stride-0
+// view): element for element as the permutation says.
+TEST(KernelsDataMovement, TiledTransposesOfEveryElementSize) {
+  const Shape shape{37, 45, 33};
+  const std::vector<std::vector<int>> perms{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+  for (DType dtype : {DType::boolean, DType::bf16, DType::f32, DType::i64}) {
+    Array x(dtype, shape);
+    for (std::int64_t i = 0; i < x.size(); ++i) x.set(i, dtype == DType::boolean ? i % 3 == 0 : i % 251);
+    for (const auto& perm : perms) {
+      Shape out_shape;
+      for (int a : perm) out_shape.push_back(shape[static_cast<std::size_t>(a)]);
+      Array y(dtype, out_shape);
+      sk::transpose(x.view(), perm, y.mut());
+      for (std::int64_t i = 0; i < y.size(); ++i) {
+        const Shape yi = kt::unravel(i, out_shape);
+        Shape xi(3);
+        for (std::size_t d = 0; d < 3; ++d) xi[static_cast<std::size_t>(perm[d])] = yi[d];
+        ASSERT_EQ(y.get(i), x.get((xi[0] * shape[1] + xi[1]) * shape[2] + xi[2]))
+            << shard::dtype_name(dtype) << " perm " << perm[0] << perm[1] << perm[2] << " element " << i;
+      }
+    }
+  }
+  Array rows(DType::i32, {40, 50});
+  sk::iota(rows.mut(), 0);
+  for (std::int64_t i = 0; i < rows.size(); ++i) ASSERT_EQ(rows.get(i), static_cast<double>(i / 50));
+}
+
 TEST(KernelsDataMovement, FillAndIota) {
   Array a(DType::bf16, {3, 2});
   sk::fill(a.mut(), 0.1);
