@@ -234,15 +234,11 @@ struct BlockedDim {
 };
 
 // dynamic_update_slice of the array whose block x is, along `blocked` dimensions where `update`
-// spans the window (gathered) and starts are global: each start is placed as lax's are (a
-// negative one counts from the end, then it is clamped so that the window fits the global
-// dimension), and the device writes the part of the window that falls in its block. Along the
-// other dimensions, as dynamic_update_slice.
+// spans the window (gathered) and starts are global: each start is placed as lax's are
+// (k::clamp_start, against the global dimension), and the device writes the part of the
+// window that falls in its block. Along the other dimensions, as dynamic_update_slice.
 inline Tensor dynamic_update_slice_across_blocks(shard::Device& dev, Tensor x, const Tensor& update, Shape starts,
                                                  const std::vector<BlockedDim>& blocked) {
-  auto placed = [](std::int64_t start, std::int64_t dim, std::int64_t size) {
-    return std::clamp<std::int64_t>(start < 0 ? start + dim : start, 0, dim - size);
-  };
   InDType converted(update, x.dtype());
   const Tensor& u = *converted;
   k::MutView window = out_view(x);
@@ -250,7 +246,7 @@ inline Tensor dynamic_update_slice_across_blocks(shard::Device& dev, Tensor x, c
   std::vector<bool> is_blocked(static_cast<std::size_t>(x.rank()), false);
   for (const BlockedDim& b : blocked) {
     const std::int64_t size = u.dim(b.dim), block = x.dim(b.dim);
-    const std::int64_t start = placed(starts.at(static_cast<std::size_t>(b.dim)), b.global_size, size);
+    const std::int64_t start = k::clamp_start(starts.at(static_cast<std::size_t>(b.dim)), b.global_size, size);
     const std::int64_t local = start - dev.axis_index(b.axes) * block;  // in this block's coordinates
     const std::int64_t first = std::max<std::int64_t>(local, 0), end = std::min(local + size, block);
     if (end <= first) return x;  // no part of the window is here
@@ -261,7 +257,7 @@ inline Tensor dynamic_update_slice_across_blocks(shard::Device& dev, Tensor x, c
   for (int d = 0; d < x.rank(); ++d) {
     if (is_blocked[static_cast<std::size_t>(d)]) continue;
     const std::int64_t size = u.dim(d);
-    const std::int64_t start = placed(starts.at(static_cast<std::size_t>(d)), x.dim(d), size);
+    const std::int64_t start = k::clamp_start(starts.at(static_cast<std::size_t>(d)), x.dim(d), size);
     window = window.sliced(d, start, size);
   }
   k::copy(source, window);

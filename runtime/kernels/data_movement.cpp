@@ -44,13 +44,6 @@ void fill_typed(const MutView& dst, typename T::Stored stored) {
   });
 }
 
-// A dynamic start as lax.dynamic_slice takes it (allow_negative_indices): a negative start
-// counts from the end, then the start is clamped into [0, dim - size].
-std::int64_t clamp_start(std::int64_t start, std::int64_t dim, std::int64_t size) {
-  if (start < 0) start += dim;
-  return std::clamp<std::int64_t>(start, 0, dim - size);
-}
-
 void check_starts(const Shape& operand, const Shape& sizes, const std::vector<std::int64_t>& starts, const char* op) {
   if (starts.size() != operand.size() || sizes.size() != operand.size()) {
     throw ShapeError(std::string(op) + ": operand " + shape_string(operand) + ", slice sizes " + shape_string(sizes) +
@@ -63,10 +56,6 @@ void check_starts(const Shape& operand, const Shape& sizes, const std::vector<st
     }
   }
 }
-
-}  // namespace
-
-namespace {
 
 // A same-dtype copy into a dense dst from a src whose elements along dst's last dimension are
 // apart and along another dimension p side by side (a transpose): walked in 32 x 32 tiles of the
@@ -125,6 +114,11 @@ bool copy_in_tiles_any(const View& src, const MutView& dst) {
 }
 
 }  // namespace
+
+std::int64_t clamp_start(std::int64_t start, std::int64_t dim, std::int64_t size) {
+  if (start < 0) start += dim;
+  return std::clamp<std::int64_t>(start, 0, dim - size);
+}
 
 void copy(const View& src, const MutView& dst) {
   detail::check_view(src, "copy", "source");

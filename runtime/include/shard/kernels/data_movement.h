@@ -28,6 +28,11 @@ void fill_int(const MutView& dst, std::int64_t value);
 // dst[..., i, ...] = i along `axis` (lax.broadcasted_iota; arange for a 1-D dst).
 void iota(const MutView& dst, int axis);
 
+// Where a window of `size` starting at the dynamic `start` sits in a dimension of `dim`, as
+// lax.dynamic_slice places it (allow_negative_indices): a negative start counts from the end,
+// then the start is clamped into [0, dim - size]. dynamic_slice and dynamic_update_slice use it.
+std::int64_t clamp_start(std::int64_t start, std::int64_t dim, std::int64_t size);
+
 // lax.dynamic_slice: dst.shape gives the slice sizes; a negative start counts from the end
 // (start + dim), then each start is clamped to [0, dim - size] as JAX does, so an
 // out-of-range start never reads out of bounds.
